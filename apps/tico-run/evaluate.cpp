@@ -1,0 +1,47 @@
+// --evaluate: run the graph with the evaluator plugin on .npy inputs.
+#include "tool.h"
+
+#include "tico/eval/evaluator.h"
+#include "tico/eval/npy.h"
+#include "tico/support/error.h"
+
+#include <cstring>
+#include <filesystem>
+
+namespace tico::run {
+
+void evaluate(const Registry &registry, const Graph &graph, const EvaluateRequest &request) {
+  const auto *entry = registry.evaluator();
+  if (!entry)
+    throw Error("--evaluate needs an evaluator plugin (libtico-aten-eval.so); none is loaded");
+  if (request.output_dir.empty())
+    throw Error("--evaluate needs --output-dir");
+  std::vector<std::shared_ptr<const TensorData>> inputs;
+  for (const auto &path : request.inputs)
+    inputs.push_back(readNpy(path));
+  auto evaluator = entry->spec.create();
+  std::vector<EvalValue> outputs = runGraph(graph, *evaluator, inputs);
+  std::filesystem::create_directories(request.output_dir);
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    std::string path = (std::filesystem::path(request.output_dir) / ("out" + std::to_string(i) + ".npy")).string();
+    if (outputs[i].tensor) {
+      writeNpy(path, *outputs[i].tensor);
+    } else if (outputs[i].scalar) {
+      // Scalar outputs (SymInt results) are written as 0-d int64/float64 arrays.
+      double v = *outputs[i].scalar;
+      bool integral = v == static_cast<double>(static_cast<int64_t>(v));
+      std::vector<std::byte> bytes(8);
+      if (integral) {
+        int64_t iv = static_cast<int64_t>(v);
+        std::memcpy(bytes.data(), &iv, 8);
+      } else {
+        std::memcpy(bytes.data(), &v, 8);
+      }
+      writeNpy(path, TensorData::fromBytes(integral ? DType::Int64 : DType::Float64, {}, std::move(bytes)));
+    } else {
+      throw Error("output " + std::to_string(i) + " has no value");
+    }
+  }
+}
+
+} // namespace tico::run

@@ -1,0 +1,223 @@
+// tico-run: convert a torch.export program (.pt2) or a textual IR file (.tir) to Circle
+// through the plugin pipeline described by a YAML manifest.
+#include "tool.h"
+
+#include "tico/ir/text.h"
+#include "tico/support/error.h"
+#include "tico/support/log.h"
+
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path executableDir() {
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::current_path() : exe.parent_path();
+}
+
+std::string defaultPipeline() {
+  fs::path candidate = executableDir() / ".." / "share" / "tico" / "pipelines" / "default.yaml";
+  std::error_code ec;
+  if (fs::exists(candidate, ec))
+    return fs::weakly_canonical(candidate, ec).string();
+  return {};
+}
+
+std::string readFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw tico::Error("cannot read '" + path + "'");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<std::string> splitList(const std::string &text) {
+  std::vector<std::string> out;
+  std::string current;
+  int depth = 0;
+  for (char c : text) {
+    if (c == '{')
+      ++depth;
+    else if (c == '}')
+      --depth;
+    if (c == ',' && depth == 0) {
+      if (!current.empty())
+        out.push_back(current);
+      current.clear();
+    } else {
+      current += c;
+    }
+  }
+  if (!current.empty())
+    out.push_back(current);
+  return out;
+}
+
+// Writes text atomically, like Circle files: never a partial file.
+void writeTextAtomically(const std::string &path, const std::string &text) {
+  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    if (!out)
+      throw tico::Error("cannot write '" + path + "'");
+    out << text;
+    if (!out.flush())
+      throw tico::Error("cannot write '" + path + "'");
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    throw tico::Error("cannot write '" + path + "': " + ec.message());
+  }
+}
+
+std::string millis(std::chrono::nanoseconds ns) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%9.3f ms", static_cast<double>(ns.count()) / 1e6);
+  return buf;
+}
+
+int run(int argc, char **argv) {
+  CLI::App app{"tico-run: convert torch.export programs (.pt2) to Circle models through plugins"};
+  app.set_version_flag("--version", std::string("tico-run ") + TICO_VERSION);
+
+  std::string input, output, pipeline_path, emit = "circle", stop_after, passes_text;
+  std::vector<std::string> extra_plugins, eval_inputs;
+  std::string output_dir;
+  bool list_plugins = false, list_passes = false, list_ops = false, dump_ir = false, verbose = false,
+       do_evaluate = false, verify_each = false, time_passes = false;
+
+  app.add_option("input", input, "model to convert (.pt2, or .tir textual IR)");
+  app.add_option("-o,--output", output, "output file (Circle; textual IR with --emit tir)");
+  app.add_option("--pipeline", pipeline_path, "pipeline manifest (YAML); default: share/tico/pipelines/default.yaml");
+  app.add_option("--passes", passes_text,
+                 "run these passes (comma-separated, name{key=value} for options) as one stage instead of the "
+                 "manifest's stages");
+  app.add_option("--emit", emit, "what to write: circle (default) or tir")->check(CLI::IsMember({"circle", "tir"}));
+  app.add_option("--plugin", extra_plugins, "load this plugin in addition to the discovered ones");
+  app.add_flag("--list-plugins", list_plugins, "list loaded plugins and what they provide");
+  app.add_flag("--list-passes", list_passes, "list passes, quantizers and Circle passes with their options");
+  app.add_flag("--list-ops", list_ops, "list operators that have a Circle lowering");
+  app.add_flag("--dump-ir", dump_ir, "print the IR after the frontend and after each stage");
+  app.add_flag("--verify-each", verify_each, "verify the graph after every pass");
+  app.add_flag("--time-passes", time_passes, "report the time of each phase and pass on stderr");
+  app.add_flag("--evaluate", do_evaluate, "run the graph with the evaluator plugin instead of writing Circle");
+  app.add_option("--stop-after", stop_after, "with --evaluate or --emit tir: stop after 'frontend'")
+      ->check(CLI::IsMember({"frontend"}));
+  app.add_option("--input", eval_inputs, "with --evaluate: an input .npy file (repeat in input order)");
+  app.add_option("--output-dir", output_dir, "with --evaluate: directory for out0.npy, out1.npy, ...");
+  app.add_flag("-v,--verbose", verbose, "debug logging (same as TICO_LOG=4)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &e) {
+    return app.exit(e);
+  }
+  if (verbose)
+    tico::log::setLevel(tico::log::Level::Debug);
+
+  tico::PluginSet plugins;
+  tico::Registry registry;
+  plugins.discover(registry);
+  for (const auto &p : extra_plugins)
+    plugins.load(p, registry);
+
+  if (list_plugins || list_passes || list_ops) {
+    if (list_plugins)
+      tico::run::listPlugins(plugins, registry);
+    if (list_passes)
+      tico::run::listPasses(registry);
+    if (list_ops)
+      tico::run::listOps(registry);
+    return 0;
+  }
+  if (input.empty())
+    throw tico::Error("no input model given (see --help)");
+  if (!do_evaluate && emit == "circle" && output.empty() && !dump_ir)
+    throw tico::Error("no output file given (-o FILE)");
+
+  tico::Manifest manifest;
+  if (!passes_text.empty()) {
+    // An ad-hoc single stage; a manifest given alongside still supplies the compile config.
+    if (!pipeline_path.empty())
+      manifest = tico::Manifest::load(pipeline_path);
+    std::string yaml = "schema: tico.pipeline/v1\nstages:\n  - name: passes\n    passes:\n";
+    for (const auto &p : splitList(passes_text))
+      yaml += "      - \"" + p + "\"\n";
+    tico::Manifest adhoc = tico::Manifest::parse(yaml, "--passes");
+    manifest.stages = adhoc.stages;
+  } else {
+    if (pipeline_path.empty())
+      pipeline_path = defaultPipeline();
+    if (pipeline_path.empty())
+      throw tico::Error("no pipeline manifest given and no default found next to tico-run (use --pipeline FILE)");
+    manifest = tico::Manifest::load(pipeline_path);
+  }
+  manifest.validate(registry);
+
+  tico::ConversionOptions options;
+  options.input_path = input;
+  options.verify_each = verify_each;
+  options.time_passes = time_passes;
+  options.stop_after_frontend = stop_after == "frontend";
+  options.stop_before_lowering = do_evaluate || emit == "tir";
+  if (emit == "circle" && !do_evaluate)
+    options.output_path = output;
+  if (dump_ir)
+    options.dump_ir = [](const std::string &title, const std::string &ir) {
+      std::cout << "// ----- IR " << title << "\n" << ir << std::flush;
+    };
+  if (fs::path(input).extension() == ".tir") {
+    tico::ParseOptions parse_options;
+    parse_options.file_name = input;
+    parse_options.schemas = &registry.schemas();
+    options.graph = tico::parseGraph(readFile(input), parse_options);
+  }
+
+  tico::ConversionResult result = tico::convert(registry, manifest, options);
+
+  if (do_evaluate)
+    tico::run::evaluate(registry, *result.graph, tico::run::EvaluateRequest{eval_inputs, output_dir});
+  if (emit == "tir") {
+    std::string text = tico::printGraph(*result.graph);
+    if (output.empty())
+      std::cout << text;
+    else
+      writeTextAtomically(output, text);
+  }
+  if (time_passes) {
+    std::cerr << "phase timings:\n";
+    for (const auto &t : result.timings)
+      std::cerr << "  " << millis(t.elapsed) << "  " << t.phase << "\n";
+    std::cerr << "pass timings:\n";
+    for (const auto &t : result.pass_timings)
+      std::cerr << "  " << millis(t.elapsed) << "  " << t.phase << "\n";
+  }
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  try {
+    return run(argc, argv);
+  } catch (const tico::Error &e) {
+    std::cerr << "tico-run: error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception &e) {
+    std::cerr << "tico-run: internal error: " << e.what() << "\n";
+    return 2;
+  }
+}

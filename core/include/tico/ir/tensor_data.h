@@ -1,0 +1,118 @@
+// Constant tensor payloads that can live inside a memory-mapped file without being copied.
+//
+// A Storage is a flat block of bytes (a PyTorch untyped storage). A TensorData is a strided
+// view into one Storage, exactly as torch describes it (sizes, strides and offset in
+// elements). Tied weights are two TensorData objects sharing one Storage; identity, never
+// equal contents, decides sharing downstream.
+#pragma once
+
+#include "tico/ir/dtype.h"
+
+#include <cstddef>
+#include <cstring>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace tico {
+
+// A read-only memory mapping of a whole file. Shared by every Storage that points into it,
+// so the mapping lives as long as any constant still refers to it.
+class MappedFile {
+public:
+  // Maps `path` read-only. Throws tico::Error (with the OS reason) on failure.
+  static std::shared_ptr<const MappedFile> open(const std::string &path);
+  ~MappedFile();
+  MappedFile(const MappedFile &) = delete;
+  MappedFile &operator=(const MappedFile &) = delete;
+
+  const std::byte *data() const { return data_; }
+  std::size_t size() const { return size_; }
+  const std::string &path() const { return path_; }
+  // An open descriptor of the file (for copy_file_range / pread); owned by this object.
+  int fd() const { return fd_; }
+
+  // Tells the kernel the range has been consumed, so its pages leave this process's
+  // resident set (they stay in the page cache). Used while streaming weights out.
+  void release(std::size_t offset, std::size_t length) const;
+
+private:
+  MappedFile() = default;
+  std::string path_;
+  int fd_ = -1;
+  const std::byte *data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+// A flat block of bytes: either owned memory or a slice of a MappedFile.
+class Storage {
+public:
+  static std::shared_ptr<const Storage> fromBytes(std::vector<std::byte> bytes);
+  static std::shared_ptr<const Storage> fromMapped(std::shared_ptr<const MappedFile> file,
+                                                   std::size_t offset, std::size_t size);
+  // Bytes owned by someone else (e.g. a buffer an evaluator computed); `keepalive` holds that
+  // owner for as long as the Storage lives, so results are adopted without a copy.
+  static std::shared_ptr<const Storage> fromExternal(const std::byte *data, std::size_t size,
+                                                     std::shared_ptr<const void> keepalive);
+
+  const std::byte *data() const { return data_; }
+  std::size_t size() const { return size_; }
+
+  // Where the bytes sit in a file, when they come from one (lets writers copy file ranges
+  // in the kernel instead of through user memory).
+  const MappedFile *file() const { return file_.get(); }
+  std::size_t fileOffset() const { return file_offset_; }
+
+private:
+  Storage() = default;
+  std::vector<std::byte> owned_;
+  std::shared_ptr<const MappedFile> file_;
+  std::size_t file_offset_ = 0;
+  const std::byte *data_ = nullptr;
+  std::size_t size_ = 0;
+  std::shared_ptr<const void> keepalive_;
+};
+
+// A strided view of a Storage.
+struct TensorData {
+  std::shared_ptr<const Storage> storage;
+  DType dtype = DType::Unknown;
+  std::vector<int64_t> sizes;
+  std::vector<int64_t> strides;  // in elements
+  int64_t storage_offset = 0;    // in elements
+
+  int64_t numel() const;
+  std::size_t nbytes() const { return static_cast<std::size_t>(numel()) * elementSize(dtype); }
+  bool isContiguous() const;
+  // Pointer to the first element (valid for contiguous views, and as a base for strided ones).
+  const std::byte *data() const;
+
+  // Throws tico::Error when the view reaches outside its storage.
+  void checkBounds() const;
+
+  // The view's elements in row-major order, as a fresh owned buffer.
+  std::vector<std::byte> contiguousBytes() const;
+  // Writes the view's elements in row-major order into `out` (size nbytes()).
+  void copyContiguousTo(std::byte *out) const;
+
+  // Owned, contiguous tensor from raw bytes.
+  static TensorData fromBytes(DType dtype, std::vector<int64_t> sizes, std::vector<std::byte> bytes);
+  template <typename T>
+  static TensorData fromVector(DType dtype, std::vector<int64_t> sizes, const std::vector<T> &values) {
+    std::vector<std::byte> bytes(values.size() * sizeof(T));
+    if (!bytes.empty())
+      std::memcpy(bytes.data(), values.data(), bytes.size());
+    return fromBytes(dtype, std::move(sizes), std::move(bytes));
+  }
+
+  // Contiguous strides for `sizes`.
+  static std::vector<int64_t> contiguousStrides(const std::vector<int64_t> &sizes);
+
+  // Same storage, same view. This is what "shared weight" means for the serializer.
+  bool sameView(const TensorData &other) const;
+};
+
+} // namespace tico

@@ -1,0 +1,62 @@
+// One conversion, end to end: frontend -> stages -> serializer -> Circle stages -> file.
+#pragma once
+
+#include "tico/circle/model.h"
+#include "tico/pass/pass_manager.h"
+#include "tico/ir/graph.h"
+#include "tico/pipeline/manifest.h"
+#include "tico/plugin/registry.h"
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tico {
+
+struct ConversionOptions {
+  std::string input_path;
+  std::string output_path; // empty: do not write
+  // Print the IR after the frontend and after each stage to this stream callback.
+  std::function<void(const std::string &title, const std::string &ir)> dump_ir;
+  // Verify the graph after every pass (also switched on by the manifest's verify_each).
+  bool verify_each = false;
+  // Stop after the ATen-level stages and do not serialize (used by --evaluate).
+  bool stop_before_lowering = false;
+  // Stop right after the frontend (no stage runs).
+  bool stop_after_frontend = false;
+  // Record the time of every pass (ConversionResult::pass_timings).
+  bool time_passes = false;
+  // An already loaded graph to convert instead of reading input_path (e.g. parsed .tir).
+  std::unique_ptr<Graph> graph;
+};
+
+struct PhaseTiming {
+  std::string phase;
+  std::chrono::nanoseconds elapsed{};
+};
+
+struct ConversionResult {
+  std::unique_ptr<Graph> graph;     // the graph after the ATen-level stages
+  std::unique_ptr<CircleModel> model; // null when stop_before_lowering
+  std::vector<PhaseTiming> timings;      // frontend, each stage, lowering, Circle stages, write
+  std::vector<PhaseTiming> pass_timings; // with time_passes: one entry per pass execution
+};
+
+// Runs one stage of ATen-level passes (kind Passes or Quantize) on `graph`.
+// Returns true when the graph changed.
+bool runStage(const Registry &registry, const CompileConfig &config, const Stage &stage, Graph &graph,
+              bool verify_each, PassInstrumentation *instrumentation = nullptr);
+// Runs one Circle stage on `model`. Returns true when the model changed.
+bool runCircleStage(const Registry &registry, const CompileConfig &config, const Stage &stage,
+                    CircleModel &model);
+
+// Throws tico::Error (including UnsupportedOpsError); never leaves a partial output file.
+ConversionResult convert(const Registry &registry, const Manifest &manifest,
+                         const ConversionOptions &options);
+
+// Loads `path` with the frontend that claims it (by sniffing, then by extension).
+std::unique_ptr<Graph> loadModel(const Registry &registry, const std::string &path);
+
+} // namespace tico

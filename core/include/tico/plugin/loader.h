@@ -1,0 +1,48 @@
+// Host side of the plugin ABI: discovery, loading, checks and registration.
+#pragma once
+
+#include "tico/plugin/registry.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tico {
+
+struct LoadedPlugin {
+  std::string name;
+  std::string version;
+  std::string license;
+  std::string path;
+  std::shared_ptr<void> library; // keeps the shared library loaded (never unloaded)
+};
+
+// Owns the loaded libraries. Keep it alive longer than the Registry and everything created
+// from it: their code lives in these libraries.
+class PluginSet {
+public:
+  // Loads one plugin file and registers it into `registry`. Checks, each with its own error:
+  // the file has a `tico_plugin_info` entry in section `tico` ("not a tico plugin"); it loads
+  // (the loader's message is included); struct size; ABI version; build fingerprint; no
+  // plugin of the same name was loaded from another file; registration succeeded (a thrown
+  // exception is reported with the plugin's name) and registered nothing twice.
+  // Throws tico::Error. A failed registration leaves `registry` unchanged.
+  const LoadedPlugin &load(const std::string &path, Registry &registry);
+
+  // Directories searched, in order: <dir of the running binary>/../lib/tico/plugins, the
+  // install prefix's lib/tico/plugins, then every entry of TICO_PLUGIN_PATH (':'-separated).
+  static std::vector<std::string> searchPath();
+  // Loads every libtico-*.so in the search path. A plugin name found again in a later
+  // directory is skipped with a debug message (earlier directories take precedence).
+  void discover(Registry &registry);
+  // The same over an explicit list of directories, searched in the order given (missing
+  // directories are skipped).
+  void discover(Registry &registry, const std::vector<std::string> &directories);
+
+  const std::vector<LoadedPlugin> &plugins() const { return plugins_; }
+
+private:
+  std::vector<LoadedPlugin> plugins_;
+};
+
+} // namespace tico

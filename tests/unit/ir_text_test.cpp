@@ -1,0 +1,129 @@
+// Textual IR: printing, parsing, round trips and located errors.
+#include "tico/ir/text.h"
+#include "tico/support/error.h"
+
+#include <gtest/gtest.h>
+
+using namespace tico;
+
+namespace {
+
+const char *kExample = R"(graph @main {
+  symbol s0 in [1, 64] hint 2
+  input %x: f32[s0, 4]
+  param %w: f32[2, 4] "fc.weight" = dense<[0.5, -1.0, 2.25, 3.0, 1e-08, -0.0, 7.0, 8.5]>
+  buffer %b: f32[2] "fc.bias" nonpersistent = dense<[0.25, 0.75]>
+  constant_input "flag" = true
+  %c = const i64[3] dense<[1, -2, 9223372036854775807]>
+  %linear: f32[s0, 2] = aten::linear.default(%x, %w, %b)
+  %sz: sym_int = aten::sym_size.int(%x, 0)
+  %v: f32[s0, 2] = aten::view.default(%linear, [%sz, 2])
+  %g: f32[s0, 2] = aten::gelu.default(%v, approximate="tanh")
+  %vals: f32[s0], %idx: i64[s0] = @max_1 aten::max.dim(%g, 1)
+  %cat: f32[s0, 4] = aten::cat.default([%g, %g], 1)
+  return %cat, %idx, buffer_mutation "fc.bias" %b, None
+}
+)";
+
+} // namespace
+
+TEST(TextIR, PrintIsAFixedPointOfParse) {
+  auto g = parseGraph(kExample);
+  g->verify();
+  PrintOptions no_elide;
+  no_elide.elide_constants_above = -1;
+  std::string printed = printGraph(*g, no_elide);
+  EXPECT_EQ(printed, kExample);
+  auto again = parseGraph(printed);
+  EXPECT_EQ(printGraph(*again, no_elide), printed);
+}
+
+TEST(TextIR, ParsedGraphHasTheRightStructure) {
+  auto g = parseGraph(kExample);
+  ASSERT_EQ(g->inputs().size(), 4u);
+  EXPECT_EQ(g->inputs()[1].kind, InputKind::Parameter);
+  EXPECT_EQ(g->inputs()[1].target, "fc.weight");
+  EXPECT_FALSE(g->inputs()[2].persistent);
+  EXPECT_EQ(g->inputs()[3].kind, InputKind::ConstantInput);
+  Value *x = g->findValue("x");
+  EXPECT_EQ(x->shape()[0].expr(), "s0");
+  EXPECT_EQ(x->shape()[0].value(), 2); // from the symbol's hint
+  EXPECT_EQ(g->symbols().at("s0").max, 64);
+  Node *gelu = g->findNode("g");
+  ASSERT_NE(gelu, nullptr);
+  EXPECT_EQ(gelu->arg("approximate").asString(), "tanh");
+  Node *view = g->findNode("v");
+  ASSERT_EQ(view->arg("size").kind(), Argument::Kind::SymIntList);
+  EXPECT_EQ(view->arg("size").asSymInts()[0].sym, g->findValue("sz"));
+  Node *max = g->findNode("max_1");
+  ASSERT_NE(max, nullptr);
+  EXPECT_EQ(max->numOutputs(), 2u);
+  EXPECT_EQ(max->output(1)->dtype(), DType::Int64);
+  const float *w = reinterpret_cast<const float *>(g->findValue("w")->constant()->data());
+  EXPECT_EQ(w[4], 1e-08f);
+  EXPECT_EQ(g->outputs()[2].kind, OutputKind::BufferMutation);
+  EXPECT_TRUE(g->outputs()[3].value.isNone());
+}
+
+TEST(TextIR, DefaultsAreOmittedAndNamedAfterAGap) {
+  auto g = parseGraph(R"(graph @m {
+  input %x: f32[1, 3, 8, 8]
+  param %w: f32[4, 3, 3, 3] "w" = elided<fnv1a:0, 432 bytes>
+  %y: f32[1, 4, 8, 8] = aten::conv2d.default(%x, %w, None, [1, 1], [1, 1])
+  %z: f32[1, 4, 8, 8] = aten::conv2d.default(%x, %w, groups=1, padding=[1, 1])
+  return %y, %z
+}
+)",
+                      ParseOptions{"t.tir", true, nullptr});
+  std::string text = printGraph(*g);
+  EXPECT_NE(text.find("aten::conv2d.default(%x, %w, padding=[1, 1])"), std::string::npos) << text;
+  EXPECT_NE(text.find("elided<fnv1a:"), std::string::npos);
+}
+
+TEST(TextIR, ElidedPayloadsNeedExplicitPermission) {
+  const char *text = "graph @m {\n  param %w: f32[2] \"w\" = elided<fnv1a:0, 8 bytes>\n  return %w\n}\n";
+  EXPECT_THROW(parseGraph(text), LocatedError);
+  ParseOptions allow;
+  allow.allow_elided = true;
+  EXPECT_NO_THROW(parseGraph(text, allow));
+}
+
+TEST(TextIR, ErrorsCarryFileLineAndColumn) {
+  ParseOptions opts;
+  opts.file_name = "bad.tir";
+  try {
+    parseGraph("graph @m {\n  input %x: f32[2]\n  %y: f32[2] = aten::relu.default(%nope)\n  return %y\n}\n", opts);
+    FAIL();
+  } catch (const LocatedError &e) {
+    EXPECT_EQ(e.where().line, 3);
+    EXPECT_EQ(e.where().column, 35);
+    EXPECT_NE(std::string(e.what()).find("bad.tir:3:35: error: use of undefined value '%nope'"), std::string::npos)
+        << e.what();
+  }
+  try {
+    parseGraph("graph @m {\n  input %x: q9[2]\n}\n", opts);
+    FAIL();
+  } catch (const LocatedError &e) {
+    EXPECT_NE(std::string(e.what()).find("unknown element type 'q9'"), std::string::npos) << e.what();
+  }
+  try {
+    parseGraph("graph @m {\n  input %x: f32[2]\n  %y: f32[2] = aten::relu.default(%x, %x)\n  return %y\n}\n", opts);
+    FAIL();
+  } catch (const LocatedError &e) {
+    EXPECT_EQ(e.where().line, 3);
+    EXPECT_NE(std::string(e.what()).find("too many positional arguments"), std::string::npos) << e.what();
+  }
+}
+
+TEST(TextIR, SplitsInputFilesAndSkipsCheckComments) {
+  auto parts = splitInputFile("// CHECK: a\ngraph @a {\n  return\n}\n// -----\ngraph @b {\n  return\n}\n");
+  ASSERT_EQ(parts.size(), 2u);
+  EXPECT_EQ(parseGraph(parts[0])->name, "a");
+  EXPECT_EQ(parseGraph(parts[1])->name, "b");
+}
+
+TEST(TextIR, HalfPrecisionConstantsUseHex) {
+  auto g = parseGraph("graph @m {\n  %h = const f16[2] hex<\"003c0040\">\n  return %h\n}\n");
+  std::string text = printGraph(*g);
+  EXPECT_NE(text.find("hex<\"003c0040\">"), std::string::npos) << text;
+}
