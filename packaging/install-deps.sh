@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Installs everything tico needs on a fresh Debian bookworm machine:
+#   - Debian packages: compiler, CMake/Ninja, FlatBuffers, Boost.DLL, yaml-cpp, spdlog,
+#     GoogleTest, CLI11, nlohmann-json, LLVM FileCheck/lit, Graphviz;
+#   - a Python virtual environment (default: <repo>/.venv) with PyTorch 2.13.0 (CPU; its wheel
+#     also provides LibTorch for the evaluator plugin), NumPy, pytest, the onert runtime and
+#     the independent circle-schema reader.
+# Idempotent: re-running skips what is already there.
+set -euo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+venv="${TICO_VENV:-$repo/.venv}"
+
+apt_packages=(
+  build-essential cmake ninja-build pkg-config git
+  python3-venv
+  flatbuffers-compiler libflatbuffers-dev
+  libboost-dev libboost-filesystem-dev
+  libyaml-cpp-dev libspdlog-dev libfmt-dev
+  libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev
+  llvm-14-tools graphviz
+)
+
+missing=()
+for p in "${apt_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "[install-deps] apt-get install ${missing[*]}"
+  sudo_cmd=""
+  [[ $(id -u) -ne 0 ]] && sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+python_bin="${PYTHON:-python3}"
+if [[ ! -x "$venv/bin/python" ]]; then
+  echo "[install-deps] creating virtual environment $venv"
+  "$python_bin" -m venv "$venv"
+fi
+# torch is pinned: an unpinned request would download a multi-GB CUDA build.
+"$venv/bin/python" -m pip install -q --disable-pip-version-check \
+  "torch==2.13.0" "numpy>=1.24" "pytest>=7" "circle-schema==0.10.1"
+# onert only publishes pre-releases; pin the one the suite is validated with.
+"$venv/bin/python" -m pip install -q --disable-pip-version-check --pre "onert==0.2.0.dev250922"
+
+"$venv/bin/python" - <<'PY'
+import os, torch
+inc = os.path.join(os.path.dirname(torch.__file__), "include")
+missing = [d for d in ("c10", "ATen", "torch/csrc") if not os.path.isdir(os.path.join(inc, d))]
+if missing:
+    raise SystemExit(f"torch {torch.__version__} wheel lacks C++ headers {missing}; see docs/build.md")
+print(f"[install-deps] torch {torch.__version__}, LibTorch headers present")
+PY
+echo "[install-deps] done (python: $venv/bin/python)"
