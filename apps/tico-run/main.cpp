@@ -154,8 +154,13 @@ int run(int argc, char **argv) {
     if (!pipeline_path.empty())
       manifest = tico::Manifest::load(pipeline_path);
     std::string yaml = "schema: tico.pipeline/v1\nstages:\n  - name: passes\n    passes:\n";
-    for (const auto &p : splitList(passes_text))
-      yaml += "      - \"" + p + "\"\n";
+    for (const auto &p : splitList(passes_text)) {
+      // Single-quoted YAML scalar: only the quote itself needs escaping (doubled).
+      std::string quoted;
+      for (char c : p)
+        quoted += c == '\'' ? std::string("''") : std::string(1, c);
+      yaml += "      - '" + quoted + "'\n";
+    }
     tico::Manifest adhoc = tico::Manifest::parse(yaml, "--passes");
     manifest.stages = adhoc.stages;
   } else {

@@ -1,0 +1,272 @@
+#include "tico/plugin/registry.h"
+
+#include "tico/support/error.h"
+#include "tico/support/log.h"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+namespace tico {
+
+std::string Provenance::str() const {
+  std::string out = plugin;
+  if (!version.empty())
+    out += " " + version;
+  if (!path.empty())
+    out += " (" + path + ")";
+  return out;
+}
+
+namespace {
+
+std::string conflict(const std::string &what, const Provenance &first, const Provenance &second) {
+  return what + " is registered by '" + first.str() + "' and '" + second.str() + "'";
+}
+
+std::string loweringWhat(const LoweringSpec &spec) {
+  return "lowering of '" + spec.op.str() + "' at priority " + std::to_string(spec.priority);
+}
+
+// Plugin bugs in option declarations surface at registration, naming the plugin, rather than
+// as a confusing type error when a manifest sets the option.
+void checkOptionSpecs(const std::string &owner, const std::vector<OptionSpec> &options,
+                      const Provenance &from) {
+  std::set<std::string> seen;
+  for (const auto &option : options) {
+    if (option.name.empty())
+      throw Error(owner + " (from '" + from.str() + "') declares an option without a name");
+    if (!seen.insert(option.name).second)
+      throw Error(owner + " (from '" + from.str() + "') declares option '" + option.name +
+                  "' twice");
+    bool widened_int = option.type == OptionType::Float &&
+                       std::holds_alternative<int64_t>(option.default_value);
+    if (option.default_value.index() != static_cast<std::size_t>(option.type) && !widened_int)
+      throw Error(owner + " (from '" + from.str() + "') declares option '" + option.name +
+                  "' as " + optionTypeName(option.type) + " but its default is " +
+                  optionValueString(option.default_value));
+  }
+}
+
+void checkNamed(const std::string &kind, const std::string &name, bool has_factory,
+                const Provenance &from) {
+  if (name.empty())
+    throw Error("'" + from.str() + "' registers a " + kind + " without a name");
+  if (!has_factory)
+    throw Error(kind + " '" + name + "' (from '" + from.str() + "') has no factory function");
+}
+
+// Names a manifest refers to must be writable there (plain and compact pass entries).
+void checkManifestName(const std::string &kind, const std::string &name, const Provenance &from) {
+  for (char c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.')
+      throw Error(kind + " name '" + name + "' (from '" + from.str() +
+                  "') is invalid: use letters, digits, '-', '_' and '.'");
+}
+
+template <typename Spec>
+void addNamed(std::map<std::string, Registered<Spec>> &table, const std::string &kind, Spec spec,
+              const Provenance &from) {
+  auto it = table.find(spec.name);
+  if (it != table.end())
+    throw Error(conflict(kind + " '" + spec.name + "'", it->second.from, from));
+  std::string name = spec.name;
+  table.emplace(std::move(name), Registered<Spec>{std::move(spec), from});
+}
+
+template <typename Spec>
+void collectNamedConflicts(const std::map<std::string, Registered<Spec>> &existing,
+                           const std::map<std::string, Registered<Spec>> &staged,
+                           const std::string &kind, std::vector<std::string> &out) {
+  for (const auto &[name, entry] : staged) {
+    auto it = existing.find(name);
+    if (it != existing.end())
+      out.push_back(conflict(kind + " '" + name + "'", it->second.from, entry.from));
+  }
+}
+
+template <typename T> std::vector<std::string> keysOf(const std::map<std::string, T> &table) {
+  std::vector<std::string> out;
+  out.reserve(table.size());
+  for (const auto &entry : table)
+    out.push_back(entry.first);
+  return out;
+}
+
+void insertLowering(std::vector<Registered<LoweringSpec>> &candidates,
+                    Registered<LoweringSpec> entry) {
+  // Kept sorted by descending priority, so lookups return candidates in the order tried.
+  auto position = std::find_if(candidates.begin(), candidates.end(), [&](const auto &other) {
+    return other.spec.priority < entry.spec.priority;
+  });
+  candidates.insert(position, std::move(entry));
+}
+
+} // namespace
+
+Registry::Registry() : schemas_(OpSchemaRegistry::builtin()) {}
+
+const Registered<PassSpec> *Registry::findPass(const std::string &name) const {
+  auto it = passes_.find(name);
+  return it == passes_.end() ? nullptr : &it->second;
+}
+
+const Registered<CirclePassSpec> *Registry::findCirclePass(const std::string &name) const {
+  auto it = circle_passes_.find(name);
+  return it == circle_passes_.end() ? nullptr : &it->second;
+}
+
+const Registered<QuantizerSpec> *Registry::findQuantizer(const std::string &name) const {
+  auto it = quantizers_.find(name);
+  return it == quantizers_.end() ? nullptr : &it->second;
+}
+
+const Registered<FrontendSpec> *Registry::findFrontend(const std::string &name) const {
+  auto it = frontends_.find(name);
+  return it == frontends_.end() ? nullptr : &it->second;
+}
+
+std::vector<const Registered<LoweringSpec> *> Registry::findLowerings(const OpKey &op) const {
+  std::vector<const Registered<LoweringSpec> *> out;
+  auto it = lowerings_.find(op);
+  if (it == lowerings_.end())
+    return out;
+  for (const auto &entry : it->second)
+    out.push_back(&entry);
+  return out;
+}
+
+const Registered<EvaluatorSpec> *Registry::evaluator() const {
+  return evaluators_.empty() ? nullptr : &evaluators_.front();
+}
+
+std::vector<std::string> Registry::passNames() const { return keysOf(passes_); }
+std::vector<std::string> Registry::circlePassNames() const { return keysOf(circle_passes_); }
+std::vector<std::string> Registry::quantizerNames() const { return keysOf(quantizers_); }
+
+void Registry::addPass(PassSpec spec, const Provenance &from) {
+  checkNamed("pass", spec.name, static_cast<bool>(spec.create), from);
+  checkManifestName("pass", spec.name, from);
+  checkOptionSpecs("pass '" + spec.name + "'", spec.options, from);
+  addNamed(passes_, "pass", std::move(spec), from);
+}
+
+void Registry::addCirclePass(CirclePassSpec spec, const Provenance &from) {
+  checkNamed("Circle pass", spec.name, static_cast<bool>(spec.create), from);
+  checkManifestName("Circle pass", spec.name, from);
+  checkOptionSpecs("Circle pass '" + spec.name + "'", spec.options, from);
+  addNamed(circle_passes_, "Circle pass", std::move(spec), from);
+}
+
+void Registry::addQuantizer(QuantizerSpec spec, const Provenance &from) {
+  checkNamed("quantizer", spec.name, static_cast<bool>(spec.create), from);
+  checkManifestName("quantizer", spec.name, from);
+  checkOptionSpecs("quantizer '" + spec.name + "'", spec.options, from);
+  addNamed(quantizers_, "quantizer", std::move(spec), from);
+}
+
+void Registry::addFrontend(FrontendSpec spec, const Provenance &from) {
+  checkNamed("frontend", spec.name, static_cast<bool>(spec.create), from);
+  addNamed(frontends_, "frontend", std::move(spec), from);
+}
+
+void Registry::addLowering(LoweringSpec spec, const Provenance &from) {
+  if (!spec.lowering)
+    throw Error("lowering of '" + spec.op.str() + "' (from '" + from.str() +
+                "') has no implementation");
+  auto &candidates = lowerings_[spec.op];
+  for (const auto &existing : candidates)
+    if (existing.spec.priority == spec.priority)
+      throw Error(conflict(loweringWhat(spec), existing.from, from));
+  insertLowering(candidates, Registered<LoweringSpec>{std::move(spec), from});
+}
+
+void Registry::addEvaluator(EvaluatorSpec spec, const Provenance &from) {
+  checkNamed("evaluator", spec.name, static_cast<bool>(spec.create), from);
+  for (const auto &existing : evaluators_)
+    if (existing.spec.name == spec.name)
+      throw Error(conflict("evaluator '" + spec.name + "'", existing.from, from));
+  evaluators_.push_back(Registered<EvaluatorSpec>{std::move(spec), from});
+}
+
+void Registry::addOpSchema(const std::string &schema_text, const Provenance &from) {
+  OpSchema schema;
+  try {
+    schema = OpSchema::parse(schema_text);
+  } catch (const Error &e) {
+    throw Error("invalid op schema from '" + from.str() + "': " + e.what());
+  }
+  auto provider = schema_providers_.find(schema.key);
+  if (provider != schema_providers_.end()) {
+    // Two plugins may both declare a custom op they share; only a different definition is
+    // a conflict.
+    const OpSchema *existing = schemas_.find(schema.key);
+    if (existing != nullptr && existing->str() == schema.str())
+      return;
+    throw Error(conflict("schema of '" + schema.key.str() + "'", provider->second, from));
+  }
+  if (schemas_.find(schema.key) != nullptr) {
+    TICO_DEBUG << "'" << from.str() << "' replaces the builtin schema of '" << schema.key.str()
+               << "'";
+  }
+  OpKey key = schema.key;
+  schemas_.add(std::move(schema));
+  schema_providers_.emplace(std::move(key), from);
+}
+
+void Registry::merge(const Registry &staged) {
+  std::vector<std::string> conflicts;
+  collectNamedConflicts(passes_, staged.passes_, "pass", conflicts);
+  collectNamedConflicts(circle_passes_, staged.circle_passes_, "Circle pass", conflicts);
+  collectNamedConflicts(quantizers_, staged.quantizers_, "quantizer", conflicts);
+  collectNamedConflicts(frontends_, staged.frontends_, "frontend", conflicts);
+  for (const auto &[op, candidates] : staged.lowerings_) {
+    auto existing = lowerings_.find(op);
+    if (existing == lowerings_.end())
+      continue;
+    for (const auto &entry : candidates)
+      for (const auto &other : existing->second)
+        if (other.spec.priority == entry.spec.priority)
+          conflicts.push_back(conflict(loweringWhat(entry.spec), other.from, entry.from));
+  }
+  for (const auto &entry : staged.evaluators_)
+    for (const auto &other : evaluators_)
+      if (other.spec.name == entry.spec.name)
+        conflicts.push_back(conflict("evaluator '" + entry.spec.name + "'", other.from, entry.from));
+  std::vector<OpKey> new_schemas;
+  for (const auto &[key, from] : staged.schema_providers_) {
+    auto provider = schema_providers_.find(key);
+    if (provider == schema_providers_.end()) {
+      new_schemas.push_back(key);
+      continue;
+    }
+    if (schemas_.find(key)->str() != staged.schemas_.find(key)->str())
+      conflicts.push_back(conflict("schema of '" + key.str() + "'", provider->second, from));
+  }
+  if (!conflicts.empty()) {
+    std::string message;
+    for (const auto &line : conflicts)
+      message += (message.empty() ? "" : "\n") + line;
+    throw Error(message);
+  }
+
+  for (const auto &[name, entry] : staged.passes_)
+    passes_.emplace(name, entry);
+  for (const auto &[name, entry] : staged.circle_passes_)
+    circle_passes_.emplace(name, entry);
+  for (const auto &[name, entry] : staged.quantizers_)
+    quantizers_.emplace(name, entry);
+  for (const auto &[name, entry] : staged.frontends_)
+    frontends_.emplace(name, entry);
+  for (const auto &[op, candidates] : staged.lowerings_)
+    for (const auto &entry : candidates)
+      insertLowering(lowerings_[op], entry);
+  for (const auto &entry : staged.evaluators_)
+    evaluators_.push_back(entry);
+  for (const auto &key : new_schemas) {
+    schemas_.add(*staged.schemas_.find(key));
+    schema_providers_.emplace(key, staged.schema_providers_.at(key));
+  }
+}
+
+} // namespace tico
