@@ -65,7 +65,7 @@ std::string Graph::uniqueNodeName(const std::string &hint) const {
 }
 
 Value *Graph::addInput(InputKind kind, const std::string &name, DType dtype, Shape shape,
-                       std::string target, std::shared_ptr<const TensorData> data) {
+                       std::string target, std::shared_ptr<const TensorData> data, bool persistent) {
   if (kind == InputKind::ConstantInput)
     throw Error("use addConstantInput for constant inputs");
   if (by_name_.count(name))
@@ -76,6 +76,7 @@ Value *Graph::addInput(InputKind kind, const std::string &name, DType dtype, Sha
   in.kind = kind;
   in.value = v;
   in.target = std::move(target);
+  in.persistent = persistent;
   inputs_.push_back(std::move(in));
   return v;
 }
@@ -486,7 +487,7 @@ std::unique_ptr<Graph> Graph::clone() const {
       g->inputs_.back().kind = in.kind;
     } else {
       v = g->addInput(in.kind, in.value->name(), in.value->dtype(), in.value->shape(), in.target,
-                      in.value->constant());
+                      in.value->constant(), in.persistent);
     }
     g->inputs_.back().persistent = in.persistent;
     g->inputs_.back().name = in.name;

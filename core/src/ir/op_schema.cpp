@@ -180,6 +180,44 @@ std::optional<DType> dtypeFromSchemaName(std::string_view name) {
   return std::nullopt;
 }
 
+// c10::ScalarType numbering (declaration order in c10), matched by name.
+std::optional<DType> dtypeFromC10Code(int64_t code) {
+  switch (code) {
+  case 0:
+    return DType::UInt8;
+  case 1:
+    return DType::Int8;
+  case 2:
+    return DType::Int16;
+  case 3:
+    return DType::Int32;
+  case 4:
+    return DType::Int64;
+  case 5:
+    return DType::Float16;
+  case 6:
+    return DType::Float32;
+  case 7:
+    return DType::Float64;
+  case 9:
+    return DType::Complex64;
+  case 10:
+    return DType::Complex128;
+  case 11:
+    return DType::Bool;
+  case 15:
+    return DType::BFloat16;
+  case 27:
+    return DType::UInt16;
+  case 28:
+    return DType::UInt32;
+  case 29:
+    return DType::UInt64;
+  default:
+    return std::nullopt;
+  }
+}
+
 int64_t parseInt(std::string_view s) {
   s = trim(s);
   std::size_t pos = 0;
@@ -279,8 +317,21 @@ Argument SchemaArgument::defaultValue() const {
     case ArgType::ScalarType:
       if (auto dt = dtypeFromSchemaName(d))
         return Argument::scalarType(*dt);
+      // Some defaults are written as c10::ScalarType numbers (e.g. "dtype=4").
+      if (isIntText(d))
+        if (auto dt = dtypeFromC10Code(parseInt(d)))
+          return Argument::scalarType(*dt);
       break;
     case ArgType::MemoryFormat:
+      // c10::MemoryFormat numbers appear as defaults too ("memory_format=0").
+      if (d == "0")
+        return Argument::memoryFormat(MemoryFormat::Contiguous);
+      if (d == "1")
+        return Argument::memoryFormat(MemoryFormat::Preserve);
+      if (d == "2")
+        return Argument::memoryFormat(MemoryFormat::ChannelsLast);
+      if (d == "3")
+        return Argument::memoryFormat(MemoryFormat::ChannelsLast3d);
       if (d == "contiguous_format")
         return Argument::memoryFormat(MemoryFormat::Contiguous);
       if (d == "preserve_format")
@@ -311,7 +362,9 @@ bool SchemaArgument::accepts(const Argument &value) const {
     return optional || type == ArgType::Other || type == ArgType::Generator;
   switch (type) {
   case ArgType::Tensor:
-    return k == K::Value;
+    // torch.export keeps Python numbers in Tensor slots (x + 2.5 is add.Tensor(x, 2.5));
+    // they act as wrapped scalars for type promotion.
+    return k == K::Value || k == K::Int || k == K::Float || k == K::Bool;
   case ArgType::TensorList:
     return k == K::ValueList;
   case ArgType::OptionalTensorList:

@@ -124,15 +124,6 @@ std::string quote(std::string_view text) {
   return out + "\"";
 }
 
-uint64_t fnv1a(const std::byte *data, std::size_t size) {
-  uint64_t h = 1469598103934665603ull;
-  for (std::size_t i = 0; i < size; ++i) {
-    h ^= static_cast<uint8_t>(data[i]);
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
 bool printsAsNumbers(DType dtype) {
   switch (dtype) {
   case DType::Bool:

@@ -20,9 +20,6 @@ std::string formatDouble(double value);
 std::string formatFloat(float value);
 std::string quote(std::string_view text);
 
-// FNV-1a over the payload: identifies elided constants in dumps.
-uint64_t fnv1a(const std::byte *data, std::size_t size);
-
 // Dtypes whose elements print as text numbers; others print as raw hex bytes.
 bool printsAsNumbers(DType dtype);
 

@@ -648,9 +648,7 @@ private:
       else
         failAt(at, "parameters, buffers and constants need their data (= dense<...>)");
     }
-    graph_->addInput(kind, name, spec.dtype, spec.shape, target, payload);
-    if (kind == InputKind::Buffer && !persistent)
-      const_cast<GraphInput &>(graph_->inputs().back()).persistent = false;
+    graph_->addInput(kind, name, spec.dtype, spec.shape, target, payload, persistent);
   }
 
   int64_t hintOf(const std::string &expr) {

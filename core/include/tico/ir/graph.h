@@ -75,7 +75,8 @@ public:
   // ---- inputs, outputs, constants -----------------------------------------------------
   const std::vector<GraphInput> &inputs() const { return inputs_; }
   Value *addInput(InputKind kind, const std::string &name, DType dtype, Shape shape,
-                  std::string target = {}, std::shared_ptr<const TensorData> data = nullptr);
+                  std::string target = {}, std::shared_ptr<const TensorData> data = nullptr,
+                  bool persistent = true);
   Value *addSymInput(const std::string &name, ValueKind kind, std::string expr, int64_t hint);
   void addConstantInput(std::string name, Argument value);
   // User inputs only, in signature order.

@@ -56,7 +56,8 @@ struct SchemaArgument {
   // The default as an argument value (a single int for int[N] is broadcast to N elements).
   // Throws tico::Error when there is no default or it cannot be represented.
   Argument defaultValue() const;
-  // True when `value` has a kind this argument accepts (None only when optional).
+  // True when `value` has a kind this argument accepts (None only when optional). A Tensor
+  // argument also accepts a number: torch.export records `x + 2.5` as add.Tensor(x, 2.5).
   bool accepts(const Argument &value) const;
 };
 

@@ -25,8 +25,8 @@
 namespace tico {
 
 struct PrintOptions {
-  // Constants with more elements than this print as elided<...> (a content hash) instead of
-  // dense<...>. Negative: never elide.
+  // Constants with more elements than this print as elided<N bytes> instead of dense<...>
+  // (without reading their payload). Negative: never elide.
   int64_t elide_constants_above = 16;
   // Print node metadata (source locations) as trailing comments.
   bool print_meta = false;
