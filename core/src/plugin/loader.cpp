@@ -7,6 +7,9 @@
 
 #include <boost/dll/shared_library.hpp>
 
+#include <mutex>
+#include <vector>
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdlib>
@@ -70,6 +73,17 @@ void requireEntry(const std::string &path) {
   default:
     throw Error("'" + path + "' is not a tico plugin: " + probe.detail);
   }
+}
+
+// A registered plugin is never unloaded: its code backs std::function factories, vtables of
+// objects it created and exceptions it threw, any of which can outlive every owner we could
+// name (an error escaping to main() after the PluginSet is gone, for one). The handle is kept
+// in a deliberately leaked list.
+void pinForProcessLifetime(std::shared_ptr<boost::dll::shared_library> library) {
+  static std::mutex mutex;
+  static auto *pinned = new std::vector<std::shared_ptr<boost::dll::shared_library>>();
+  std::lock_guard<std::mutex> lock(mutex);
+  pinned->push_back(std::move(library));
 }
 
 std::shared_ptr<boost::dll::shared_library> loadLibrary(const std::string &path) {
@@ -162,6 +176,7 @@ LoadedPlugin registerPlugin(const OpenedPlugin &plugin, Registry &registry) {
     }
     fail(plugin.path, plugin.label() + " registers names that are already taken:" + indented);
   }
+  pinForProcessLifetime(plugin.library);
   TICO_DEBUG << "loaded " << plugin.label() << " from " << plugin.path;
   return LoadedPlugin{plugin.name, plugin.version, plugin.license, plugin.path, plugin.library};
 }

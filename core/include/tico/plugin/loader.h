@@ -14,11 +14,12 @@ struct LoadedPlugin {
   std::string version;
   std::string license;
   std::string path;
-  std::shared_ptr<void> library; // keeps the shared library loaded (never unloaded)
+  std::shared_ptr<void> library; // the shared library handle (pinned for the process lifetime)
 };
 
-// Owns the loaded libraries. Keep it alive longer than the Registry and everything created
-// from it: their code lives in these libraries.
+// Loads plugins and lists them. Libraries that registered successfully stay loaded for the
+// life of the process (never unloaded), so objects, functions and exceptions that came from
+// plugin code stay valid whatever the destruction order.
 class PluginSet {
 public:
   // Loads one plugin file and registers it into `registry`. Checks, each with its own error:
