@@ -1,0 +1,43 @@
+#include "pt2/frontend.h"
+
+#include "pt2/archive.h"
+#include "pt2/graph_builder.h"
+
+#include "tico/support/error.h"
+#include "tico/support/log.h"
+
+namespace tico::pt2 {
+
+std::unique_ptr<Graph> Pt2Frontend::load(const std::string &path, const OpSchemaRegistry &schemas) {
+  Archive archive(path); // container errors already name the file
+  const std::string json_name = "models/" + archive.modelName() + ".json";
+  try {
+    // The DOM is built straight from the mapped bytes; nothing is read into a buffer first.
+    Json program = parseJson(archive.read(json_name), json_name);
+    std::unique_ptr<Graph> graph = GraphBuilder(archive, program, schemas).build();
+    TICO_INFO << path << ": " << graph->numNodes() << " nodes, " << graph->inputs().size() << " inputs, "
+              << graph->outputs().size() << " outputs";
+    return graph;
+  } catch (const Error &e) {
+    throw Error(path + ": " + e.what());
+  } catch (const Json::exception &e) {
+    // Field access goes through checked helpers; this is the backstop for anything missed.
+    throw Error(path + ": malformed " + json_name + " (" + e.what() + ")");
+  } catch (const std::bad_alloc &) {
+    throw Error(path + ": out of memory while reading " + json_name);
+  } catch (const std::length_error &e) {
+    throw Error(path + ": malformed " + json_name + " (" + e.what() + ")");
+  }
+}
+
+FrontendSpec pt2FrontendSpec() {
+  FrontendSpec spec;
+  spec.name = "pt2";
+  spec.summary = "torch.export archives (.pt2)";
+  spec.extensions = {".pt2"};
+  spec.sniff = [](const std::string &path) { return looksLikePt2(path); };
+  spec.create = [] { return std::make_unique<Pt2Frontend>(); };
+  return spec;
+}
+
+} // namespace tico::pt2

@@ -1,0 +1,47 @@
+// Builds the tico graph from an exported program's JSON (models/<name>.json) and its payloads.
+#pragma once
+
+#include "pt2/archive.h"
+#include "pt2/arguments.h"
+#include "pt2/json_schema.h"
+#include "pt2/payload.h"
+#include "pt2/value_types.h"
+
+#include "tico/ir/graph.h"
+
+#include <memory>
+#include <optional>
+
+namespace tico::pt2 {
+
+class GraphBuilder {
+public:
+  GraphBuilder(const Archive &archive, const Json &program, const OpSchemaRegistry &schemas);
+
+  // Throws tico::Error (without the file name; the frontend adds it).
+  std::unique_ptr<Graph> build();
+
+private:
+  void checkSchemaVersion();
+  void readRangeConstraints();
+  void readInputs(const Json &input_specs);
+  void readInput(const std::string &kind, const Json &spec, std::size_t index);
+  Value *addConstantData(InputKind kind, const Json &spec, const char *fqn_field, const std::string &context);
+  void readNodes(const Json &nodes);
+  void readNode(const Json &node, std::size_t index);
+  void readOutputs(const Json &output_specs);
+  void define(Value *value, const std::string &json_name, const std::string &context);
+
+  const Archive &archive_;
+  const Json &program_;
+  const OpSchemaRegistry &schemas_;
+  const Json *graph_json_ = nullptr;
+  std::unique_ptr<Graph> graph_;
+  std::optional<ValueTypes> types_;
+  ValueMap values_;
+  ArgumentReader arguments_{values_};
+  std::optional<PayloadStore> weights_;
+  std::optional<PayloadStore> constants_;
+};
+
+} // namespace tico::pt2

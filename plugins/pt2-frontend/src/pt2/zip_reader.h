@@ -1,0 +1,57 @@
+// A minimal reader of stored (uncompressed) ZIP archives over a memory-mapped file.
+//
+// torch.export archives are written by PyTorchStreamWriter: every entry stored, ZIP64 form,
+// data aligned to 64 bytes. Entries are returned as {offset, size} views into the mapping, so
+// tensor payloads are never copied. Every field read from the file is bounds-checked; any
+// inconsistency is a tico::Error naming the file and the problem.
+#pragma once
+
+#include "tico/ir/tensor_data.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tico::pt2 {
+
+struct ZipEntry {
+  std::string name;    // full name as stored (root folder included)
+  uint64_t offset = 0; // of the entry's data in the file
+  uint64_t size = 0;   // bytes (stored entries: compressed size == uncompressed size)
+};
+
+class ZipReader {
+public:
+  // Reads the central directory of `file`. Throws tico::Error on anything malformed or
+  // unsupported (compressed or encrypted entries, unsafe names, duplicates, ...).
+  explicit ZipReader(std::shared_ptr<const MappedFile> file);
+
+  const std::shared_ptr<const MappedFile> &file() const { return file_; }
+  // File entries in central-directory order (directory entries are skipped).
+  const std::vector<ZipEntry> &entries() const { return entries_; }
+
+  // The bytes of an entry, pointing into the mapping.
+  std::string_view bytes(const ZipEntry &entry) const;
+
+  // Upper bound on the entry count; a central directory claiming more is rejected before
+  // anything is allocated for it.
+  static constexpr uint64_t kMaxEntries = 1'000'000;
+
+private:
+  struct Directory {
+    uint64_t offset = 0;
+    uint64_t size = 0;
+    uint64_t count = 0;
+  };
+  Directory findDirectory() const;
+  void readDirectory(const Directory &dir);
+  uint64_t dataOffset(const std::string &name, uint64_t local_header) const;
+  [[noreturn]] void fail(const std::string &problem) const;
+
+  std::shared_ptr<const MappedFile> file_;
+  std::vector<ZipEntry> entries_;
+};
+
+} // namespace tico::pt2
