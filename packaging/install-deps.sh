@@ -18,7 +18,7 @@ apt_packages=(
   libboost-dev libboost-filesystem-dev
   libyaml-cpp-dev libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev
-  llvm-14-tools graphviz
+  llvm-14-tools graphviz time
 )
 
 missing=()

@@ -1,0 +1,558 @@
+"""End-to-end parity: PyTorch eager vs. tico-run's Circle output on onert, and vs. the evaluator.
+
+For every case in ``modules.py`` and each saved form of its program (the plain
+``torch.export`` result and its ``run_decompositions()`` form, since users save
+both):
+
+1. eager outputs under ``torch.no_grad()`` in eval mode (the reference);
+2. ``torch.export.export`` (with dynamic shapes when the case has them) and
+   ``torch.export.save`` into a temporary directory;
+3. ``tico-run --pipeline default.yaml m.pt2 -o m.circle``;
+4. the Circle file decoded with the independent ``circle_schema`` package and
+   checked structurally (identifier, version, one subgraph, interface tensors);
+5. the model run on onert and every output compared with eager (values, shape,
+   dtype); dynamic cases also run a second, unseen size in a fresh session;
+6. ``tico-run --evaluate`` before any pass (``--stop-after frontend``) and after
+   the pipeline's ATen stages, compared with eager the same way.
+
+Negative tests check that bad input gives a clear error, a non-zero exit and no
+(partial) output file.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from torch.export._tree_utils import reorder_kwargs
+from torch.utils import _pytree as pytree
+
+import circle_tools
+import modules
+
+# A conversion of these tiny models takes well under a second; the limit only
+# turns a hang into a readable failure.
+TICO_RUN_TIMEOUT_S = 300
+
+VARIANTS = ("export", "decomposed")
+
+
+def case_variants(name: str) -> list[str]:
+    decompose = getattr(modules.MODULES[name], "decompose", True)
+    return list(VARIANTS) if decompose else ["export"]
+
+
+CASES = [pytest.param(name, variant, id=f"{name}-{variant}") for name in modules.MODULES for variant in case_variants(name)]
+
+
+# ---------------------------------------------------------------------------
+# Running tico-run.
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class ToolRun:
+    """One finished tico-run invocation, with everything a failure message needs."""
+
+    command: list[str]
+    returncode: int
+    stdout: str
+    stderr: str
+
+    def describe(self) -> str:
+        def tail(text: str, limit: int = 12000) -> str:
+            return text if len(text) <= limit else "...(truncated)...\n" + text[-limit:]
+
+        return (
+            f"command: {' '.join(self.command)}\n"
+            f"exit code: {self.returncode}\n"
+            f"--- tico-run stderr ---\n{tail(self.stderr) or '(empty)'}\n"
+            f"--- tico-run stdout ---\n{tail(self.stdout, 4000) or '(empty)'}"
+        )
+
+
+def run_tico(tico_run: Path, arguments: list[str]) -> ToolRun:
+    command = [str(tico_run), *arguments]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=TICO_RUN_TIMEOUT_S)
+    except subprocess.TimeoutExpired as timeout:
+        pytest.fail(f"tico-run did not finish in {TICO_RUN_TIMEOUT_S} s: {' '.join(command)}\n{timeout.stderr or ''}")
+    return ToolRun(command, done.returncode, done.stdout, done.stderr)
+
+
+def require_success(run: ToolRun, what: str) -> None:
+    if run.returncode != 0:
+        pytest.fail(f"{what} failed\n{run.describe()}", pytrace=False)
+
+
+# ---------------------------------------------------------------------------
+# Preparing a case: eager reference, export, save.
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class InputSet:
+    """Flat user inputs (in ExportedProgram order) and the eager outputs they give."""
+
+    inputs: list[np.ndarray]
+    outputs: list[np.ndarray]
+
+
+@dataclass
+class PreparedCase:
+    name: str
+    variant: str
+    directory: Path
+    pt2: Path
+    program: torch.export.ExportedProgram
+    first: InputSet
+    second: InputSet | None  # only for cases with dynamic shapes
+    expected_inputs: list[circle_tools.ExpectedTensor]
+    expected_outputs: list[circle_tools.ExpectedTensor]
+    rtol: float
+    atol: float
+    conversion: ToolRun | None = None  # filled on first use, then shared
+    circle: Path = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.circle = self.directory / "model.circle"
+
+
+def to_numpy(tensor: torch.Tensor) -> np.ndarray:
+    return tensor.detach().cpu().contiguous().numpy()
+
+
+def flat_user_inputs(program: torch.export.ExportedProgram, args: tuple, kwargs: dict) -> list[torch.Tensor]:
+    """User inputs in the order the exported program (and so the Circle model) takes them."""
+    ordered_kwargs = reorder_kwargs(kwargs, program.call_spec.in_spec) if kwargs else {}
+    flat, _ = pytree.tree_flatten((args, ordered_kwargs))
+    return flat
+
+
+def eager_input_set(module: torch.nn.Module, program, args: tuple, kwargs: dict) -> InputSet:
+    with torch.no_grad():
+        outputs = module(*args, **kwargs)
+    return InputSet(
+        inputs=[to_numpy(t) for t in flat_user_inputs(program, args, kwargs)],
+        outputs=[to_numpy(t) for t in pytree.tree_leaves(outputs)],
+    )
+
+
+def _interface(values: list, examples: list[np.ndarray]) -> list[circle_tools.ExpectedTensor]:
+    """Expected Circle interface tensors from the exported fake tensors and example arrays."""
+    expected = []
+    for fake, example in zip(values, examples):
+        dynamic = [not isinstance(dim, int) for dim in fake.shape]
+        expected.append(circle_tools.ExpectedTensor(list(example.shape), dynamic, example.dtype))
+    return expected
+
+
+def _user_io_fakes(program: torch.export.ExportedProgram) -> tuple[list, list]:
+    signature = program.graph_signature
+    placeholders = {node.name: node for node in program.graph.nodes if node.op == "placeholder"}
+    inputs = [placeholders[name].meta["val"] for name in signature.user_inputs]
+    output_node = next(node for node in program.graph.nodes if node.op == "output")
+    user_outputs = [
+        arg
+        for arg, spec in zip(output_node.args[0], signature.output_specs)
+        if spec.kind == torch.export.graph_signature.OutputKind.USER_OUTPUT
+    ]
+    return inputs, [arg.meta["val"] for arg in user_outputs]
+
+
+def prepare_case(name: str, variant: str, directory: Path) -> PreparedCase:
+    module = modules.build_module(name)
+    args, kwargs = module.get_example_inputs()
+    dynamic_shapes = module.get_dynamic_shapes() if hasattr(module, "get_dynamic_shapes") else None
+    with torch.no_grad():
+        program = torch.export.export(module, args, kwargs, dynamic_shapes=dynamic_shapes)
+    if variant == "decomposed":
+        program = program.run_decompositions()
+
+    first = eager_input_set(module, program, args, kwargs)
+    second = None
+    if dynamic_shapes is not None:
+        second_args, second_kwargs = module.get_second_inputs()
+        second = eager_input_set(module, program, second_args, second_kwargs)
+
+    input_fakes, output_fakes = _user_io_fakes(program)
+    assert len(input_fakes) == len(first.inputs), f"{name}: {len(input_fakes)} user inputs, {len(first.inputs)} arrays"
+    assert len(output_fakes) == len(first.outputs), f"{name}: {len(output_fakes)} user outputs, {len(first.outputs)} eager"
+
+    directory.mkdir(parents=True, exist_ok=True)
+    pt2 = directory / "model.pt2"
+    torch.export.save(program, str(pt2))
+    return PreparedCase(
+        name=name,
+        variant=variant,
+        directory=directory,
+        pt2=pt2,
+        program=program,
+        first=first,
+        second=second,
+        expected_inputs=_interface(input_fakes, first.inputs),
+        expected_outputs=_interface(output_fakes, first.outputs),
+        rtol=getattr(module, "rtol", modules.DEFAULT_RTOL),
+        atol=getattr(module, "atol", modules.DEFAULT_ATOL),
+    )
+
+
+class Workspace:
+    """Session-wide cache: each case is exported once and converted at most once."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self._cases: dict[tuple[str, str], PreparedCase] = {}
+
+    def case(self, name: str, variant: str) -> PreparedCase:
+        key = (name, variant)
+        if key not in self._cases:
+            self._cases[key] = prepare_case(name, variant, self.root / f"{name}-{variant}")
+        return self._cases[key]
+
+    def converted(self, name: str, variant: str, tico_run: Path, pipeline: Path) -> PreparedCase:
+        """The case with its Circle file; fails the calling test (with stderr) when conversion fails."""
+        case = self.case(name, variant)
+        if case.conversion is None:
+            case.conversion = run_tico(tico_run, ["--pipeline", str(pipeline), str(case.pt2), "-o", str(case.circle)])
+        require_success(case.conversion, f"conversion of {name} ({variant})")
+        assert case.circle.is_file(), f"tico-run exited 0 but wrote no {case.circle}\n{case.conversion.describe()}"
+        return case
+
+
+@pytest.fixture(scope="session")
+def workspace(tmp_path_factory) -> Workspace:
+    return Workspace(tmp_path_factory.mktemp("e2e"))
+
+
+# ---------------------------------------------------------------------------
+# Comparison.
+# ---------------------------------------------------------------------------
+
+
+def assert_outputs_match(actual: list[np.ndarray], expected: list[np.ndarray], rtol: float, atol: float, context: str) -> None:
+    """Same number of outputs, and each with the eager shape, dtype and values."""
+    assert len(actual) == len(expected), f"{context}: {len(actual)} outputs, eager has {len(expected)}"
+    for index, (got, want) in enumerate(zip(actual, expected)):
+        got = np.asarray(got)
+        where = f"{context}, output {index}"
+        assert got.shape == want.shape, f"{where}: shape {got.shape} != eager {want.shape}"
+        assert got.dtype == want.dtype, f"{where}: dtype {got.dtype} != eager {want.dtype}"
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=where)
+
+
+def with_tool_log(check, run: ToolRun | None, extra: str = "") -> None:
+    """Runs a comparison; on failure re-raises with the tico-run log attached."""
+    try:
+        check()
+    except AssertionError as error:
+        log = run.describe() if run is not None else ""
+        raise AssertionError(f"{error}\n{extra}\n{log}") from None
+
+
+def input_sets(case: PreparedCase) -> list[tuple[str, InputSet]]:
+    sets = [("example inputs", case.first)]
+    if case.second is not None:
+        sets.append(("second (unseen) inputs", case.second))
+    return sets
+
+
+# ---------------------------------------------------------------------------
+# Parity tests.
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name, variant", CASES)
+def test_export_only(workspace: Workspace, name: str, variant: str):
+    """Torch side alone: the saved .pt2 loads back and reproduces eager (needs no tico-run)."""
+    case = workspace.case(name, variant)
+    loaded = torch.export.load(str(case.pt2)).module()
+    for label, inputs in input_sets(case):
+        flat = [torch.from_numpy(array) for array in inputs.inputs]
+        in_spec = case.program.call_spec.in_spec
+        args, kwargs = pytree.tree_unflatten(flat, in_spec)
+        with torch.no_grad():
+            outputs = [to_numpy(t) for t in pytree.tree_leaves(loaded(*args, **kwargs))]
+        assert_outputs_match(outputs, inputs.outputs, case.rtol, case.atol, f"{name}-{variant} reloaded, {label}")
+
+
+@pytest.mark.parametrize("name, variant", CASES)
+def test_circle_structure(workspace: Workspace, tico_run: Path, pipeline: Path, name: str, variant: str):
+    case = workspace.converted(name, variant, tico_run, pipeline)
+    model = circle_tools.load_model(case.circle)
+    with_tool_log(
+        lambda: circle_tools.check_model(model, case.expected_inputs, case.expected_outputs),
+        case.conversion,
+        f"Circle operators: {circle_tools.operator_names(model)}",
+    )
+
+
+@pytest.mark.parametrize("name, variant", CASES)
+def test_onert(workspace: Workspace, tico_run: Path, pipeline: Path, name: str, variant: str):
+    from onert import infer
+
+    case = workspace.converted(name, variant, tico_run, pipeline)
+    operators = circle_tools.operator_names(circle_tools.load_model(case.circle))
+    for label, inputs in input_sets(case):
+        # A fresh session per input set: the second set checks a size the model
+        # was never prepared for.
+        session = infer.session(str(case.circle))
+        try:
+            outputs = [np.array(out) for out in session.infer([array.copy() for array in inputs.inputs])]
+        except Exception as error:  # onert reports failures as OnertError/ValueError
+            raise AssertionError(
+                f"onert failed on {name}-{variant} ({label}): {error}\nCircle operators: {operators}\n{case.conversion.describe()}"
+            ) from None
+        with_tool_log(
+            lambda: assert_outputs_match(outputs, inputs.outputs, case.rtol, case.atol, f"onert {name}-{variant}, {label}"),
+            case.conversion,
+            f"Circle operators: {operators}",
+        )
+
+
+def run_evaluator(case: PreparedCase, tico_run: Path, pipeline: Path, inputs: InputSet, label: str, stop_after: list[str]):
+    """Runs ``tico-run --evaluate`` on one input set and compares with eager."""
+    directory = case.directory / f"evaluate-{'-'.join(stop_after) or 'pipeline'}-{label.split()[0]}"
+    if directory.exists():
+        shutil.rmtree(directory)
+    directory.mkdir()
+    arguments = ["--pipeline", str(pipeline), "--evaluate", *stop_after]
+    for position, array in enumerate(inputs.inputs):
+        path = directory / f"in{position}.npy"
+        np.save(path, array)
+        arguments += ["--input", str(path)]
+    out_dir = directory / "outputs"
+    arguments += ["--output-dir", str(out_dir), str(case.pt2)]
+
+    run = run_tico(tico_run, arguments)
+    require_success(run, f"evaluation of {case.name}-{case.variant} ({label})")
+    produced = sorted(p.name for p in out_dir.glob("out*.npy")) if out_dir.is_dir() else []
+    wanted = [f"out{i}.npy" for i in range(len(inputs.outputs))]
+    assert sorted(produced) == sorted(wanted), f"evaluator wrote {produced}, expected {wanted}\n{run.describe()}"
+    outputs = [np.load(out_dir / file) for file in wanted]
+    with_tool_log(
+        lambda: assert_outputs_match(outputs, inputs.outputs, case.rtol, case.atol, f"evaluator {' '.join(stop_after)} {case.name}-{case.variant}, {label}"),
+        run,
+    )
+
+
+@pytest.mark.parametrize("name, variant", CASES)
+def test_evaluator_frontend(workspace: Workspace, tico_run: Path, pipeline: Path, name: str, variant: str):
+    """The imported graph before any pass: checks the frontend apart from the lowering."""
+    case = workspace.case(name, variant)
+    for label, inputs in input_sets(case):
+        run_evaluator(case, tico_run, pipeline, inputs, label, ["--stop-after", "frontend"])
+
+
+@pytest.mark.parametrize("name, variant", CASES)
+def test_evaluator_pipeline(workspace: Workspace, tico_run: Path, pipeline: Path, name: str, variant: str):
+    """The graph after the pipeline's ATen stages: checks the passes."""
+    case = workspace.case(name, variant)
+    for label, inputs in input_sets(case):
+        run_evaluator(case, tico_run, pipeline, inputs, label, [])
+
+
+# ---------------------------------------------------------------------------
+# Harness self-check: onert and circle_schema on a model the converter did not write.
+# ---------------------------------------------------------------------------
+
+
+def test_onert_runs_handmade_circle(tmp_path: Path):
+    rng = np.random.default_rng(0)
+    weight = rng.standard_normal((4, 6)).astype(np.float32)
+    bias = rng.standard_normal(4).astype(np.float32)
+    path = tmp_path / "handmade.circle"
+    path.write_bytes(circle_tools.build_handmade_model(weight, bias))
+
+    float32 = np.dtype(np.float32)
+    circle_tools.check_model(
+        circle_tools.load_model(path),
+        [circle_tools.ExpectedTensor([2, 6], [True, False], float32)],
+        [circle_tools.ExpectedTensor([2, 4], [True, False], float32)],
+    )
+    from onert import infer
+
+    for batch in (2, 5):  # the second size checks dynamic-batch execution
+        x = rng.standard_normal((batch, 6)).astype(np.float32)
+        (out,) = infer.session(str(path)).infer([x])
+        assert_outputs_match([out], [2.0 * (x @ weight.T + bias)], 1e-5, 1e-5, f"hand-made model, batch {batch}")
+
+
+# ---------------------------------------------------------------------------
+# Error handling: clear message, non-zero exit, no output file, existing output untouched.
+# ---------------------------------------------------------------------------
+
+CRASH_MARKERS = ("terminate called", "Segmentation fault", "core dumped", "AddressSanitizer")
+
+
+def assert_clean_failure(run: ToolRun) -> None:
+    """A rejected input: ordinary non-zero exit with the CLI's error line, no crash."""
+    assert run.returncode > 0, f"expected a non-zero exit (not a signal)\n{run.describe()}"
+    assert "tico-run: error:" in run.stderr, f"stderr lacks 'tico-run: error:'\n{run.describe()}"
+    for marker in CRASH_MARKERS:
+        assert marker not in run.stderr, f"stderr shows a crash ({marker!r})\n{run.describe()}"
+
+
+def assert_no_stray_files(directory: Path, allowed: set[str], run: ToolRun) -> None:
+    """Atomic writing leaves neither the output nor a temporary file behind on failure."""
+    present = {p.name for p in directory.iterdir()}
+    assert present <= allowed, f"unexpected files after a failed run: {sorted(present - allowed)}\n{run.describe()}"
+
+
+def lists_op_with_count(text: str, op: str, count: int) -> bool:
+    """True when ``op`` is named together with ``count`` in one item of the message.
+
+    An item is a line, or a comma/semicolon separated part of a line, so both
+    one-op-per-line listings and "a x2, b x1" one-liners are understood, and a
+    count next to a different op does not match.
+    """
+    for line in text.splitlines():
+        for item in re.split(r"[,;]", line):
+            if op in item and count in [int(n) for n in re.findall(r"\d+", item.replace(op, " "))]:
+                return True
+    return False
+
+
+@pytest.fixture(scope="module")
+def unsupported_pt2(tmp_path_factory) -> Path:
+    """A saved program with two linalg_inv and one linalg_det (no lowering exists for either)."""
+    module = modules.UnsupportedOps().eval()
+    args, kwargs = module.get_example_inputs()
+    with torch.no_grad():
+        program = torch.export.export(module, args, kwargs)
+    # Self-check: the exported graph really has the op counts the test expects.
+    seen: dict[str, int] = {}
+    for node in program.graph.nodes:
+        if node.op == "call_function":
+            op = str(node.target).split(".")[1]  # aten.<op>.<overload>
+            seen[op] = seen.get(op, 0) + 1
+    for op, count in modules.UnsupportedOps.EXPECTED_UNSUPPORTED.items():
+        assert seen.get(op) == count, f"export gave {seen}, expected {op} x{count}"
+    path = tmp_path_factory.mktemp("unsupported") / "unsupported.pt2"
+    torch.export.save(program, str(path))
+    return path
+
+
+def _copy_into(source: Path, directory: Path) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    target = directory / source.name
+    shutil.copyfile(source, target)
+    return target
+
+
+def test_unsupported_ops_listed_with_counts(tmp_path: Path, unsupported_pt2: Path, tico_run: Path, pipeline: Path):
+    pt2 = _copy_into(unsupported_pt2, tmp_path)
+    output = tmp_path / "out.circle"
+    run = run_tico(tico_run, ["--pipeline", str(pipeline), str(pt2), "-o", str(output)])
+    assert_clean_failure(run)
+    for op, count in modules.UnsupportedOps.EXPECTED_UNSUPPORTED.items():
+        assert lists_op_with_count(run.stderr, op, count), f"stderr does not list {op} with count {count}\n{run.describe()}"
+    assert not output.exists(), f"{output} was created by a failed conversion\n{run.describe()}"
+    assert_no_stray_files(tmp_path, {pt2.name}, run)
+
+
+def test_failed_conversion_leaves_existing_output_untouched(tmp_path: Path, unsupported_pt2: Path, tico_run: Path, pipeline: Path):
+    pt2 = _copy_into(unsupported_pt2, tmp_path)
+    output = tmp_path / "out.circle"
+    previous = b"previous output, must survive a failed conversion\n"
+    output.write_bytes(previous)
+    run = run_tico(tico_run, ["--pipeline", str(pipeline), str(pt2), "-o", str(output)])
+    assert_clean_failure(run)
+    assert output.read_bytes() == previous, f"existing {output} was modified by a failed conversion\n{run.describe()}"
+    assert_no_stray_files(tmp_path, {pt2.name, output.name}, run)
+
+
+def _rewrite_archive(source: Path, target: Path, mangle) -> None:
+    """Copies a .pt2 zip entry by entry (stored), letting ``mangle`` alter an entry's bytes."""
+    with zipfile.ZipFile(source) as original, zipfile.ZipFile(target, "w", compression=zipfile.ZIP_STORED) as copy:
+        for info in original.infolist():
+            copy.writestr(info.filename, mangle(info.filename, original.read(info.filename)))
+
+
+def _corrupt_truncate_half(source: Path, target: Path) -> None:
+    data = source.read_bytes()
+    target.write_bytes(data[: len(data) // 2])  # loses the zip central directory
+
+
+def _corrupt_truncate_tail(source: Path, target: Path) -> None:
+    data = source.read_bytes()
+    target.write_bytes(data[:-10])  # damages only the end-of-central-directory record
+
+
+def _corrupt_not_a_zip(source: Path, target: Path) -> None:
+    target.write_bytes(b"this is not a pt2 archive\n" * 100)
+
+
+def _corrupt_program_json(source: Path, target: Path) -> None:
+    # A valid zip whose ExportedProgram JSON is cut in half.
+    _rewrite_archive(source, target, lambda name, data: data[: len(data) // 2] if name.endswith("models/model.json") else data)
+
+
+def _corrupt_weight_entry(source: Path, target: Path) -> None:
+    # A valid zip and JSON whose first weight file is shorter than its tensor needs
+    # (by whole float32 elements, so only a size check against the tensor catches it).
+    _rewrite_archive(source, target, lambda name, data: data[: len(data) // 8 * 4] if re.search(r"data/weights/weight_0$", name) else data)
+
+
+CORRUPTIONS = {
+    "truncated-half": _corrupt_truncate_half,
+    "truncated-tail": _corrupt_truncate_tail,
+    "not-a-zip": _corrupt_not_a_zip,
+    "bad-program-json": _corrupt_program_json,
+    "short-weight-entry": _corrupt_weight_entry,
+}
+
+
+@pytest.mark.parametrize("corruption", list(CORRUPTIONS))
+def test_corrupted_pt2_is_rejected(workspace: Workspace, tmp_path: Path, tico_run: Path, pipeline: Path, corruption: str):
+    # A real saved program with weights (so there is a weight entry to damage).
+    # Precondition: the intact file converts, so the failure below is caused by
+    # the corruption and not by, say, a broken pipeline manifest.
+    real = workspace.converted("Linear2D", "export", tico_run, pipeline).pt2
+    with zipfile.ZipFile(real) as archive:
+        assert any(re.search(r"data/weights/weight_0$", n) for n in archive.namelist()), archive.namelist()
+    broken = tmp_path / "broken.pt2"
+    CORRUPTIONS[corruption](real, broken)
+    output = tmp_path / "out.circle"
+    run = run_tico(tico_run, ["--pipeline", str(pipeline), str(broken), "-o", str(output)])
+    assert_clean_failure(run)
+    assert not output.exists(), f"{output} was created from a corrupted input\n{run.describe()}"
+    assert_no_stray_files(tmp_path, {broken.name}, run)
+
+
+def test_missing_input_file_is_rejected(tmp_path: Path, tico_run: Path, pipeline: Path):
+    output = tmp_path / "out.circle"
+    missing = tmp_path / "does-not-exist.pt2"
+    run = run_tico(tico_run, ["--pipeline", str(pipeline), str(missing), "-o", str(output)])
+    assert_clean_failure(run)
+    assert missing.name in run.stderr, f"the error does not name the missing file\n{run.describe()}"
+    assert not output.exists(), run.describe()
+
+
+def test_evaluate_rejects_wrong_input_count(workspace: Workspace, tmp_path: Path, tico_run: Path, pipeline: Path):
+    case = workspace.case("AddTensor", "export")  # takes two inputs
+    paths = []
+    for position, array in enumerate(case.first.inputs):
+        paths.append(tmp_path / f"in{position}.npy")
+        np.save(paths[-1], array)
+
+    def evaluate(inputs: list[Path], out_dir: Path) -> ToolRun:
+        arguments = ["--pipeline", str(pipeline), "--evaluate", "--output-dir", str(out_dir), str(case.pt2)]
+        for path in inputs:
+            arguments += ["--input", str(path)]
+        return run_tico(tico_run, arguments)
+
+    # Precondition: with both inputs the same command works.
+    require_success(evaluate(paths, tmp_path / "reference"), "evaluation with the right inputs")
+    out_dir = tmp_path / "outputs"
+    run = evaluate(paths[:1], out_dir)
+    assert_clean_failure(run)
+    written = sorted(out_dir.glob("out*.npy")) if out_dir.exists() else []
+    assert not written, f"outputs written despite the error: {written}\n{run.describe()}"
