@@ -1,0 +1,334 @@
+#include "circle/serializer_emitter.h"
+
+#include "tico/circle/serializer.h"
+#include "tico/pipeline/compile_config.h"
+#include "tico/plugin/registry.h"
+#include "tico/support/error.h"
+
+#include <limits>
+#include <numeric>
+
+namespace tico::circle_serializer {
+namespace {
+
+int32_t dimToInt32(int64_t dim, const std::string &tensor_name) {
+  if (dim < 0 || dim > std::numeric_limits<int32_t>::max())
+    throw Error("tensor '" + tensor_name + "' has dimension " + std::to_string(dim) +
+                ", which a Circle shape (int32) cannot hold");
+  return static_cast<int32_t>(dim);
+}
+
+// Circle's dynamic-shape convention: a symbolic dim is 1 in `shape` and -1 in
+// `shape_signature`; the signature stays empty (absent in the file) when every dim is static,
+// because the ONE runtime prefers a present signature over the shape.
+void fillShape(CircleTensor &tensor, const Shape &shape) {
+  bool dynamic = false;
+  for (const Dim &d : shape) {
+    if (d.isSymbolic()) {
+      dynamic = true;
+      tensor.shape.push_back(1);
+    } else {
+      tensor.shape.push_back(dimToInt32(d.value(), tensor.name));
+    }
+  }
+  if (!dynamic)
+    return;
+  for (const Dim &d : shape)
+    tensor.shape_signature.push_back(d.isSymbolic() ? -1 : dimToInt32(d.value(), tensor.name));
+}
+
+circle::TensorType circleTypeOf(DType dtype, const std::string &what) {
+  try {
+    return toCircleType(dtype);
+  } catch (const Error &e) {
+    throw Error(what + ": " + e.what());
+  }
+}
+
+bool isSymbolicKind(const Value *value) { return value->kind() != ValueKind::Tensor; }
+
+std::string nodeLabel(const Node &node) {
+  std::string label = "node '" + node.name() + "' (" + node.op().str() + ")";
+  std::string hint = node.sourceHint();
+  if (!hint.empty())
+    label += " from " + hint;
+  return label;
+}
+
+} // namespace
+
+bool isDeferred(const Node &node) {
+  if (node.numOutputs() == 0)
+    return true;
+  for (const Value *out : node.outputs())
+    if (!isSymbolicKind(out))
+      return false;
+  return true;
+}
+
+GraphEmitter::GraphEmitter(const Graph &graph, const Registry &registry, const CompileConfig &config)
+    : graph_(graph), registry_(registry), config_(config) {
+  // The Circle subgraph is called "main", after the exported program's entry point.
+  model_.subgraphs.emplace_back();
+  model_.subgraphs.front().name = "main";
+  for (const GraphInput &in : graph.inputs())
+    if (in.value)
+      names_.insert(in.value->name());
+  for (const Value *c : graph.constants())
+    names_.insert(c->name());
+  for (const auto &node : graph.nodes())
+    for (const Value *out : node->outputs())
+      names_.insert(out->name());
+}
+
+std::string GraphEmitter::uniqueName(const std::string &hint) {
+  std::string base = hint.empty() ? "tensor" : hint;
+  if (names_.insert(base).second)
+    return base;
+  for (int i = 1;; ++i) {
+    std::string candidate = base + "_" + std::to_string(i);
+    if (names_.insert(candidate).second)
+      return candidate;
+  }
+}
+
+int32_t GraphEmitter::addTensor(CircleTensor tensor) {
+  auto &tensors = subgraph().tensors;
+  if (tensors.size() >= static_cast<std::size_t>(std::numeric_limits<int32_t>::max()))
+    throw Error("the model has more tensors than Circle can index");
+  tensors.push_back(std::move(tensor));
+  return static_cast<int32_t>(tensors.size() - 1);
+}
+
+int32_t GraphEmitter::tensor(const Value *value) {
+  if (!value)
+    throw Error("a lowering asked for the tensor of a missing value");
+  if (auto it = value_tensors_.find(value); it != value_tensors_.end())
+    return it->second;
+  // A symbolic scalar computed by a node not lowered yet: lower its producer now, so its
+  // operators precede the operator that consumes it.
+  // (A node asking for its own output is being lowered already: its tensor is created below.)
+  if (isSymbolicKind(value) && value->producer() && !lowered_.count(value->producer()) &&
+      !lowering_.count(value->producer())) {
+    lowerNode(*value->producer());
+    if (auto it = value_tensors_.find(value); it != value_tensors_.end())
+      return it->second;
+    throw Error("the lowering of " + nodeLabel(*value->producer()) + " produced no tensor for '" +
+                value->name() + "'");
+  }
+  int32_t index = tensorForValue(value);
+  value_tensors_.emplace(value, index);
+  return index;
+}
+
+int32_t GraphEmitter::tensorForValue(const Value *value) {
+  if (value->isConstant()) {
+    // The tensor takes the value's own name (reserved for it) unless it shares an earlier tensor.
+    return constantTensor(value->constant(), value->name(), true);
+  }
+  CircleTensor t;
+  t.name = value->name();
+  if (isSymbolicKind(value)) {
+    // Symbolic integers live at runtime as int32 vectors of one element, so shape
+    // arithmetic and CONCATENATION of shape pieces need no extra reshapes.
+    if (value->kind() != ValueKind::SymInt)
+      throw Error("symbolic value '" + value->name() + "' is not an integer; Circle shape arithmetic "
+                  "only covers SymInt values");
+    t.type = circle::TensorType::INT32;
+    t.shape = {1};
+  } else {
+    t.type = circleTypeOf(value->dtype(), "value '" + value->name() + "'");
+    fillShape(t, value->shape());
+  }
+  return addTensor(std::move(t));
+}
+
+void GraphEmitter::alias(const Value *value, int32_t tensor) {
+  checkTensorIndex(tensor, false, "alias");
+  if (value_tensors_.count(value))
+    throw Error("value '" + value->name() + "' already has a Circle tensor; it cannot alias another");
+  value_tensors_.emplace(value, tensor);
+}
+
+int32_t GraphEmitter::newTensor(DType dtype, const Shape &shape, const std::string &name_hint) {
+  CircleTensor t;
+  t.name = uniqueName(name_hint);
+  t.type = circleTypeOf(dtype, "tensor '" + t.name + "'");
+  fillShape(t, shape);
+  return addTensor(std::move(t));
+}
+
+int32_t GraphEmitter::constant(std::shared_ptr<const TensorData> data, const std::string &name_hint) {
+  return constantTensor(std::move(data), name_hint, false);
+}
+
+int32_t GraphEmitter::constantTensor(std::shared_ptr<const TensorData> data, const std::string &name,
+                                     bool reserved_name) {
+  const std::string &name_hint = name;
+  if (!data)
+    throw Error("constant '" + name_hint + "' has no data");
+  auto &candidates = views_[data->storage.get()];
+  for (const auto &[view, index] : candidates)
+    if (view->sameView(*data))
+      return index;
+  try {
+    data->checkBounds();
+  } catch (const Error &e) {
+    throw Error("constant '" + name_hint + "': " + e.what());
+  }
+  CircleTensor t;
+  t.name = reserved_name ? name : uniqueName(name_hint);
+  t.type = circleTypeOf(data->dtype, "constant '" + t.name + "'");
+  for (int64_t size : data->sizes)
+    t.shape.push_back(dimToInt32(size, t.name));
+  t.buffer = model_.addBuffer(data);
+  int32_t index = addTensor(std::move(t));
+  candidates.emplace_back(std::move(data), index);
+  return index;
+}
+
+void GraphEmitter::checkTensorIndex(int32_t index, bool allow_absent, const char *what) const {
+  if (allow_absent && index == -1)
+    return;
+  if (index < 0 || static_cast<std::size_t>(index) >= model_.subgraphs.front().tensors.size())
+    throw Error(std::string(what) + " refers to tensor " + std::to_string(index) + ", which does not exist");
+}
+
+void GraphEmitter::addOperator(circle::BuiltinOperator op, std::vector<int32_t> inputs,
+                               std::vector<int32_t> outputs, circle::BuiltinOptionsUnion options) {
+  const char *name = circle::EnumNameBuiltinOperator(op);
+  std::string what = std::string("operator ") + (name && *name ? name : "?");
+  for (int32_t in : inputs)
+    checkTensorIndex(in, true, (what + " input").c_str());
+  for (int32_t out : outputs)
+    checkTensorIndex(out, false, (what + " output").c_str());
+  CircleOperator o;
+  o.opcode_index = model_.operatorCodeIndex(op);
+  o.inputs = std::move(inputs);
+  o.outputs = std::move(outputs);
+  o.builtin_options = std::move(options);
+  subgraph().operators.push_back(std::move(o));
+}
+
+void GraphEmitter::lowerNode(const Node &node) {
+  if (lowered_.count(&node))
+    return;
+  if (!lowering_.insert(&node).second)
+    throw Error(nodeLabel(node) + " depends on itself while being lowered");
+  const OpLowering *chosen = nullptr;
+  std::string reason = "no lowering registered";
+  auto candidates = registry_.findLowerings(node.op());
+  for (const auto *entry : candidates) {
+    std::string why = entry->spec.lowering->unsupportedReason(node);
+    if (why.empty()) {
+      chosen = entry->spec.lowering.get();
+      break;
+    }
+    if (entry == candidates.front())
+      reason = why;
+  }
+  if (!chosen) {
+    UnsupportedOp missing;
+    missing.op = node.op();
+    missing.count = 1;
+    missing.node_names = {node.name()};
+    missing.reason = reason;
+    throw UnsupportedOpsError({missing});
+  }
+  try {
+    chosen->lower(node, *this);
+  } catch (const UnsupportedOpsError &) {
+    throw;
+  } catch (const std::exception &e) {
+    throw Error("cannot lower " + nodeLabel(node) + ": " + e.what());
+  }
+  lowering_.erase(&node);
+  lowered_.insert(&node);
+  for (const Value *out : node.outputs()) {
+    bool needed = out->hasUsers() || graph_.isGraphOutput(out);
+    if (needed && !value_tensors_.count(out))
+      throw Error("the lowering of " + nodeLabel(node) + " produced no tensor for its output '" +
+                  out->name() + "'");
+  }
+}
+
+int32_t GraphEmitter::numberConstant(const Argument &value, const std::string &name_hint) {
+  std::shared_ptr<TensorData> data;
+  switch (value.kind()) {
+  case Argument::Kind::Int:
+    data = std::make_shared<TensorData>(TensorData::fromVector<int64_t>(DType::Int64, {}, {value.asInt()}));
+    break;
+  case Argument::Kind::Float:
+    data = std::make_shared<TensorData>(
+        TensorData::fromVector<float>(DType::Float32, {}, {static_cast<float>(value.asDouble())}));
+    break;
+  case Argument::Kind::Bool:
+    data = std::make_shared<TensorData>(
+        TensorData::fromVector<uint8_t>(DType::Bool, {}, {static_cast<uint8_t>(value.asBool() ? 1 : 0)}));
+    break;
+  case Argument::Kind::IntList: {
+    const auto &v = value.asInts();
+    data = std::make_shared<TensorData>(
+        TensorData::fromVector<int64_t>(DType::Int64, {static_cast<int64_t>(v.size())}, v));
+    break;
+  }
+  case Argument::Kind::FloatList: {
+    std::vector<float> v;
+    for (double d : value.asDoubles())
+      v.push_back(static_cast<float>(d));
+    data = std::make_shared<TensorData>(
+        TensorData::fromVector<float>(DType::Float32, {static_cast<int64_t>(v.size())}, v));
+    break;
+  }
+  case Argument::Kind::BoolList: {
+    std::vector<uint8_t> v;
+    for (bool b : value.asBools())
+      v.push_back(b ? 1 : 0);
+    data = std::make_shared<TensorData>(
+        TensorData::fromVector<uint8_t>(DType::Bool, {static_cast<int64_t>(v.size())}, v));
+    break;
+  }
+  default:
+    throw Error("'" + name_hint + "' is a constant (" + std::string(Argument::kindName(value.kind())) + ")" +
+                ", which cannot become a Circle tensor");
+  }
+  return constant(std::move(data), name_hint);
+}
+
+int32_t GraphEmitter::constantInput(const std::string &name, const Argument &value) {
+  try {
+    return numberConstant(value, name);
+  } catch (const Error &e) {
+    throw Error(std::string(e.what()) + " (set remove_constant_input to drop constant inputs)");
+  }
+}
+
+bool GraphEmitter::isConstantTensor(int32_t tensor) const {
+  return model_.subgraphs.front().tensors.at(static_cast<std::size_t>(tensor)).buffer != 0;
+}
+
+int32_t GraphEmitter::identityCopy(int32_t source, const std::string &name_hint) {
+  CircleTensor copy = subgraph().tensors.at(static_cast<std::size_t>(source));
+  copy.name = uniqueName(name_hint);
+  copy.buffer = 0;
+  std::size_t rank = copy.shape.size();
+  int32_t out = addTensor(std::move(copy));
+  if (rank == 0) {
+    // A rank-0 RESHAPE target is an empty int32 shape vector.
+    circle::BuiltinOptionsUnion options;
+    options.Set(circle::ReshapeOptionsT{});
+    addOperator(circle::BuiltinOperator::RESHAPE, {source, constInt32({}, name_hint + "_shape")}, {out},
+                std::move(options));
+    return out;
+  }
+  // An identity TRANSPOSE works for every dtype and for dynamic shapes.
+  std::vector<int32_t> perm(rank);
+  std::iota(perm.begin(), perm.end(), 0);
+  circle::BuiltinOptionsUnion options;
+  options.Set(circle::TransposeOptionsT{});
+  addOperator(circle::BuiltinOperator::TRANSPOSE, {source, constInt32(perm, name_hint + "_perm")}, {out},
+              std::move(options));
+  return out;
+}
+
+} // namespace tico::circle_serializer

@@ -1,0 +1,184 @@
+// Activations and unary math: one Circle operator each, plus the few that need two
+// (silu = x * sigmoid(x), a general clamp = MINIMUM(MAXIMUM(x, lo), hi)).
+#include "lowerings.h"
+#include "support.h"
+
+#include <functional>
+#include <limits>
+
+namespace tico::lowering {
+namespace {
+
+enum class DTypes { Float32, SameNumeric };
+
+// y = OP(x) with an operator that has no attributes (or fixed ones given by `make_options`).
+class Unary final : public CheckedLowering {
+public:
+  Unary(circle::BuiltinOperator op, DTypes dtypes, std::function<circle::BuiltinOptionsUnion()> make_options = {})
+      : op_(op), dtypes_(dtypes), make_options_(std::move(make_options)) {}
+
+  std::string check(const Node &node) const override {
+    const Value *in = node.input(0);
+    const Value *out = node.output();
+    const char *name = circle::EnumNameBuiltinOperator(op_);
+    if (in->dtype() != out->dtype())
+      return std::string(name) + " keeps the element type; this node turns " +
+             std::string(torchDTypeName(in->dtype())) + " into " + std::string(torchDTypeName(out->dtype()));
+    if (dtypes_ == DTypes::Float32)
+      return requireFloat(in, name);
+    if (in->dtype() == DType::Bool || !isNumericDType(in->dtype()))
+      return std::string(name) + " does not take " + std::string(torchDTypeName(in->dtype())) + " tensors";
+    return {};
+  }
+
+  void lower(const Node &node, CircleEmitter &emit) const override {
+    emitOp(emit, op_, {emit.tensor(node.input(0))}, node.output(),
+           make_options_ ? make_options_() : circle::BuiltinOptionsUnion{});
+  }
+
+private:
+  circle::BuiltinOperator op_;
+  DTypes dtypes_;
+  std::function<circle::BuiltinOptionsUnion()> make_options_;
+};
+
+class Gelu final : public CheckedLowering {
+public:
+  std::string check(const Node &node) const override {
+    const std::string &approximate = node.arg("approximate").asString();
+    if (approximate != "none" && approximate != "tanh")
+      return "unknown gelu approximation '" + approximate + "'";
+    return requireFloat(node.input(0), "GELU");
+  }
+  void lower(const Node &node, CircleEmitter &emit) const override {
+    circle::GeluOptionsT gelu;
+    gelu.approximate = node.arg("approximate").asString() == "tanh";
+    emitOp(emit, circle::BuiltinOperator::GELU, {emit.tensor(node.input(0))}, node.output(),
+           options(std::move(gelu)));
+  }
+};
+
+class LeakyRelu final : public CheckedLowering {
+public:
+  std::string check(const Node &node) const override {
+    if (!numberOf(node.arg(1)))
+      return "negative_slope must be a number";
+    return requireFloat(node.input(0), "LEAKY_RELU");
+  }
+  void lower(const Node &node, CircleEmitter &emit) const override {
+    circle::LeakyReluOptionsT leaky;
+    leaky.alpha = static_cast<float>(node.arg(1).asDouble());
+    emitOp(emit, circle::BuiltinOperator::LEAKY_RELU, {emit.tensor(node.input(0))}, node.output(),
+           options(std::move(leaky)));
+  }
+};
+
+// Circle's ELU is PyTorch's elu with alpha = scale = input_scale = 1.
+class Elu final : public CheckedLowering {
+public:
+  std::string check(const Node &node) const override {
+    for (const char *name : {"alpha", "scale", "input_scale"}) {
+      auto v = numberOf(node.arg(name));
+      if (!v || *v != 1.0)
+        return std::string("ELU has no ") + name + " parameter; only elu with " + name + "=1 is supported";
+    }
+    return requireFloat(node.input(0), "ELU");
+  }
+  void lower(const Node &node, CircleEmitter &emit) const override {
+    emitOp(emit, circle::BuiltinOperator::ELU, {emit.tensor(node.input(0))}, node.output());
+  }
+};
+
+// silu(x) = x * sigmoid(x).
+class Silu final : public CheckedLowering {
+public:
+  std::string check(const Node &node) const override { return requireFloat(node.input(0), "silu"); }
+  void lower(const Node &node, CircleEmitter &emit) const override {
+    const Value *in = node.input(0);
+    int32_t x = emit.tensor(in);
+    int32_t sig = emit.newTensor(in->dtype(), in->shape(), node.name() + "_sigmoid");
+    emit.addOperator(circle::BuiltinOperator::LOGISTIC, {x}, {sig});
+    emitOp(emit, circle::BuiltinOperator::MUL, {x, sig}, node.output(),
+           options(circle::MulOptionsT{}));
+  }
+};
+
+// hardtanh(min, max) and clamp(min?, max?) with number bounds. The bounds (0, 6) and (-1, 1)
+// are Circle's RELU6 and RELU_N1_TO_1; anything else is MAXIMUM then MINIMUM.
+class Clamp final : public CheckedLowering {
+public:
+  std::string check(const Node &node) const override {
+    const Value *in = node.input(0);
+    if (in->dtype() != node.output()->dtype())
+      return "clamping that changes the element type is not supported";
+    if (in->dtype() == DType::Bool || !isNumericDType(in->dtype()))
+      return "clamp of " + std::string(torchDTypeName(in->dtype())) + " tensors is not supported";
+    for (std::size_t i : {std::size_t{1}, std::size_t{2}})
+      if (!node.arg(i).isNone() && !node.arg(i).isNumber())
+        return "clamp bounds must be numbers (tensor bounds are not supported)";
+    return {};
+  }
+
+  void lower(const Node &node, CircleEmitter &emit) const override {
+    const Value *in = node.input(0);
+    std::optional<double> lo = numberOf(node.arg(1));
+    std::optional<double> hi = numberOf(node.arg(2));
+    int32_t x = emit.tensor(in);
+    int32_t out = emit.tensor(node.output());
+    if (in->dtype() == DType::Float32 && lo && hi) {
+      if (*lo == 0.0 && *hi == 6.0)
+        return emit.addOperator(circle::BuiltinOperator::RELU6, {x}, {out});
+      if (*lo == -1.0 && *hi == 1.0)
+        return emit.addOperator(circle::BuiltinOperator::RELU_N1_TO_1, {x}, {out});
+    }
+    if (!lo && !hi)
+      return emitIdentity(emit, x, in->rank(), out, node.name());
+    int32_t current = x;
+    if (lo) {
+      int32_t target = hi ? emit.newTensor(in->dtype(), in->shape(), node.name() + "_lower") : out;
+      emit.addOperator(circle::BuiltinOperator::MAXIMUM,
+                       {current, scalarConstant(emit, in->dtype(), *lo, node.name() + "_min")}, {target},
+                       options(circle::MaximumMinimumOptionsT{}));
+      current = target;
+    }
+    if (hi)
+      emit.addOperator(circle::BuiltinOperator::MINIMUM,
+                       {current, scalarConstant(emit, in->dtype(), *hi, node.name() + "_max")}, {out},
+                       options(circle::MaximumMinimumOptionsT{}));
+  }
+};
+
+} // namespace
+
+void registerActivations(Registrar &r) {
+  using Op = circle::BuiltinOperator;
+  auto unary = [&](std::initializer_list<std::string_view> keys, Op op, DTypes dtypes, const std::string &summary,
+                   std::function<circle::BuiltinOptionsUnion()> make_options = {}) {
+    registerFor(r, keys, summary, std::make_shared<Unary>(op, dtypes, std::move(make_options)));
+  };
+  unary({"aten::relu.default"}, Op::RELU, DTypes::Float32, "RELU");
+  unary({"aten::relu6.default"}, Op::RELU6, DTypes::Float32, "RELU6");
+  unary({"aten::sigmoid.default"}, Op::LOGISTIC, DTypes::Float32, "LOGISTIC");
+  unary({"aten::tanh.default"}, Op::TANH, DTypes::Float32, "TANH");
+  unary({"aten::exp.default"}, Op::EXP, DTypes::Float32, "EXP", [] { return options(circle::ExpOptionsT{}); });
+  unary({"aten::log.default"}, Op::LOG, DTypes::Float32, "LOG");
+  unary({"aten::sqrt.default"}, Op::SQRT, DTypes::Float32, "SQRT");
+  unary({"aten::rsqrt.default"}, Op::RSQRT, DTypes::Float32, "RSQRT");
+  unary({"aten::sin.default"}, Op::SIN, DTypes::Float32, "SIN");
+  unary({"aten::cos.default"}, Op::COS, DTypes::Float32, "COS", [] { return options(circle::CosOptionsT{}); });
+  unary({"aten::hardswish.default"}, Op::HARD_SWISH, DTypes::Float32, "HARD_SWISH",
+        [] { return options(circle::HardSwishOptionsT{}); });
+  unary({"aten::neg.default"}, Op::NEG, DTypes::SameNumeric, "NEG", [] { return options(circle::NegOptionsT{}); });
+  unary({"aten::abs.default"}, Op::ABS, DTypes::SameNumeric, "ABS", [] { return options(circle::AbsOptionsT{}); });
+  registerFor(r, {"aten::gelu.default"}, "GELU (approximate='tanh' sets GeluOptions.approximate)",
+              std::make_shared<Gelu>());
+  registerFor(r, {"aten::leaky_relu.default"}, "LEAKY_RELU", std::make_shared<LeakyRelu>());
+  registerFor(r, {"aten::elu.default"}, "ELU (alpha = scale = input_scale = 1 only)", std::make_shared<Elu>());
+  registerFor(r, {"aten::silu.default"}, "LOGISTIC + MUL", std::make_shared<Silu>());
+  registerFor(r, {"aten::hardtanh.default"}, "RELU6 / RELU_N1_TO_1, else MAXIMUM + MINIMUM",
+              std::make_shared<Clamp>());
+  registerFor(r, {"aten::clamp.default"}, "RELU6 / RELU_N1_TO_1, else MAXIMUM and/or MINIMUM",
+              std::make_shared<Clamp>());
+}
+
+} // namespace tico::lowering

@@ -1,0 +1,169 @@
+// Comparisons, logic and selection: eq/ne/gt/ge/lt/le (Tensor and Scalar) -> EQUAL /
+// NOT_EQUAL / GREATER / GREATER_EQUAL / LESS / LESS_EQUAL; logical_and/or/not ->
+// LOGICAL_AND/OR/NOT; where -> SELECT_V2; maximum/minimum -> MAXIMUM/MINIMUM.
+//
+// Comparison operands are compared in the dtype PyTorch would promote them to (the result is
+// bool, so the node does not record it): a float operand makes the comparison float, a
+// Python float against an integer tensor makes it float32, otherwise the tensor's dtype.
+#include "lowerings.h"
+#include "support.h"
+
+namespace tico::lowering {
+namespace {
+
+DType operandDType(const Argument &arg) {
+  if (arg.isValue())
+    return arg.asValue()->isTensor() ? arg.asValue()->dtype() : DType::Int32;
+  return arg.isFloat() ? DType::Float32 : arg.isBool() ? DType::Bool : DType::Int64;
+}
+
+// PyTorch's promotion for a comparison of `a` (a tensor) with `b`, reduced to the dtypes the
+// lowerings handle.
+DType comparisonDType(const Argument &a, const Argument &b) {
+  DType ta = operandDType(a);
+  DType tb = operandDType(b);
+  if (!b.isValue()) // a Python scalar only matters when it is a float against an integer tensor
+    return b.isFloat() && !isFloating(ta) ? DType::Float32 : ta;
+  if (ta == tb)
+    return ta;
+  if (isFloating(ta) != isFloating(tb))
+    return isFloating(ta) ? ta : tb;
+  if (ta == DType::Bool || tb == DType::Bool)
+    return ta == DType::Bool ? tb : ta;
+  return elementSize(ta) >= elementSize(tb) ? ta : tb;
+}
+
+int32_t operandTensor(CircleEmitter &emit, const Argument &arg, DType dtype, const std::string &hint) {
+  if (arg.isValue())
+    return castedTensor(emit, arg.asValue(), dtype, hint);
+  return scalarConstant(emit, dtype, arg.asDouble(), hint);
+}
+
+circle::BuiltinOptionsUnion optionsFor(circle::BuiltinOperator op) {
+  using Op = circle::BuiltinOperator;
+  switch (op) {
+  case Op::EQUAL: return options(circle::EqualOptionsT{});
+  case Op::NOT_EQUAL: return options(circle::NotEqualOptionsT{});
+  case Op::GREATER: return options(circle::GreaterOptionsT{});
+  case Op::GREATER_EQUAL: return options(circle::GreaterEqualOptionsT{});
+  case Op::LESS: return options(circle::LessOptionsT{});
+  case Op::LESS_EQUAL: return options(circle::LessEqualOptionsT{});
+  case Op::LOGICAL_AND: return options(circle::LogicalAndOptionsT{});
+  case Op::LOGICAL_OR: return options(circle::LogicalOrOptionsT{});
+  case Op::LOGICAL_NOT: return options(circle::LogicalNotOptionsT{});
+  case Op::SELECT_V2: return options(circle::SelectV2OptionsT{});
+  default: return options(circle::MaximumMinimumOptionsT{});
+  }
+}
+
+class Compare final : public CheckedLowering {
+public:
+  explicit Compare(circle::BuiltinOperator op) : op_(op) {}
+  std::string check(const Node &node) const override {
+    const Argument &other = node.arg(1);
+    if (!other.isValue() && !other.isNumber())
+      return "the second operand is " + std::string(Argument::kindName(other.kind()));
+    DType dtype = comparisonDType(node.arg(0), other);
+    if (!isNumericDType(dtype))
+      return "comparison of " + std::string(torchDTypeName(dtype)) + " tensors is not supported";
+    return {};
+  }
+  void lower(const Node &node, CircleEmitter &emit) const override {
+    DType dtype = comparisonDType(node.arg(0), node.arg(1));
+    int32_t a = operandTensor(emit, node.arg(0), dtype, node.name() + "_lhs");
+    int32_t b = operandTensor(emit, node.arg(1), dtype, node.name() + "_rhs");
+    emitOp(emit, op_, {a, b}, node.output(), optionsFor(op_));
+  }
+
+private:
+  circle::BuiltinOperator op_;
+};
+
+// logical_* take any dtype in PyTorch (non-zero is true); Circle needs bool operands.
+class Logical final : public CheckedLowering {
+public:
+  explicit Logical(circle::BuiltinOperator op) : op_(op) {}
+  std::string check(const Node &node) const override {
+    if (node.output()->dtype() != DType::Bool)
+      return "logical ops with a non-bool result are not supported";
+    for (std::size_t i = 0; i < node.numArgs(); ++i)
+      if (node.arg(i).isValue() && node.input(i)->dtype() != DType::Bool)
+        return "logical ops on non-bool tensors are not supported";
+    return {};
+  }
+  void lower(const Node &node, CircleEmitter &emit) const override {
+    std::vector<int32_t> inputs;
+    for (std::size_t i = 0; i < node.numArgs(); ++i)
+      inputs.push_back(emit.tensor(node.input(i)));
+    emitOp(emit, op_, inputs, node.output(), optionsFor(op_));
+  }
+
+private:
+  circle::BuiltinOperator op_;
+};
+
+class Where final : public CheckedLowering {
+public:
+  std::string check(const Node &node) const override {
+    if (node.input(0)->dtype() != DType::Bool)
+      return "where needs a bool condition";
+    DType dtype = node.output()->dtype();
+    if (!isNumericDType(dtype))
+      return "where producing " + std::string(torchDTypeName(dtype)) + " is not supported";
+    for (std::size_t i : {std::size_t{1}, std::size_t{2}})
+      if (!node.arg(i).isValue() && !node.arg(i).isNumber())
+        return "where operands must be tensors or numbers";
+    return {};
+  }
+  void lower(const Node &node, CircleEmitter &emit) const override {
+    DType dtype = node.output()->dtype();
+    int32_t a = operandTensor(emit, node.arg(1), dtype, node.name() + "_true");
+    int32_t b = operandTensor(emit, node.arg(2), dtype, node.name() + "_false");
+    emitOp(emit, circle::BuiltinOperator::SELECT_V2, {emit.tensor(node.input(0)), a, b}, node.output(),
+           optionsFor(circle::BuiltinOperator::SELECT_V2));
+  }
+};
+
+class MinMax final : public CheckedLowering {
+public:
+  explicit MinMax(circle::BuiltinOperator op) : op_(op) {}
+  std::string check(const Node &node) const override {
+    DType dtype = node.output()->dtype();
+    if (dtype == DType::Bool || !isNumericDType(dtype))
+      return std::string(circle::EnumNameBuiltinOperator(op_)) + " of " + std::string(torchDTypeName(dtype)) +
+             " tensors is not supported";
+    return {};
+  }
+  void lower(const Node &node, CircleEmitter &emit) const override {
+    DType dtype = node.output()->dtype();
+    int32_t a = castedTensor(emit, node.input(0), dtype, node.name() + "_lhs");
+    int32_t b = castedTensor(emit, node.input(1), dtype, node.name() + "_rhs");
+    emitOp(emit, op_, {a, b}, node.output(), optionsFor(op_));
+  }
+
+private:
+  circle::BuiltinOperator op_;
+};
+
+} // namespace
+
+void registerComparison(Registrar &r) {
+  using Op = circle::BuiltinOperator;
+  registerFor(r, {"aten::eq.Tensor", "aten::eq.Scalar"}, "EQUAL", std::make_shared<Compare>(Op::EQUAL));
+  registerFor(r, {"aten::ne.Tensor", "aten::ne.Scalar"}, "NOT_EQUAL", std::make_shared<Compare>(Op::NOT_EQUAL));
+  registerFor(r, {"aten::gt.Tensor", "aten::gt.Scalar"}, "GREATER", std::make_shared<Compare>(Op::GREATER));
+  registerFor(r, {"aten::ge.Tensor", "aten::ge.Scalar"}, "GREATER_EQUAL", std::make_shared<Compare>(Op::GREATER_EQUAL));
+  registerFor(r, {"aten::lt.Tensor", "aten::lt.Scalar"}, "LESS", std::make_shared<Compare>(Op::LESS));
+  registerFor(r, {"aten::le.Tensor", "aten::le.Scalar"}, "LESS_EQUAL", std::make_shared<Compare>(Op::LESS_EQUAL));
+  registerFor(r, {"aten::logical_and.default"}, "LOGICAL_AND (bool operands)",
+              std::make_shared<Logical>(Op::LOGICAL_AND));
+  registerFor(r, {"aten::logical_or.default"}, "LOGICAL_OR (bool operands)", std::make_shared<Logical>(Op::LOGICAL_OR));
+  registerFor(r, {"aten::logical_not.default", "aten::bitwise_not.default"}, "LOGICAL_NOT (bool operand)",
+              std::make_shared<Logical>(Op::LOGICAL_NOT));
+  registerFor(r, {"aten::where.self", "aten::where.ScalarSelf", "aten::where.ScalarOther", "aten::where.Scalar"},
+              "SELECT_V2 (number operands become constants)", std::make_shared<Where>());
+  registerFor(r, {"aten::maximum.default"}, "MAXIMUM", std::make_shared<MinMax>(Op::MAXIMUM));
+  registerFor(r, {"aten::minimum.default"}, "MINIMUM", std::make_shared<MinMax>(Op::MINIMUM));
+}
+
+} // namespace tico::lowering

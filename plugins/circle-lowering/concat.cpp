@@ -1,0 +1,52 @@
+// cat -> CONCATENATION along the normalised dim. Inputs of another dtype are CAST to the
+// result's (PyTorch promotes); the legacy empty 1-D inputs PyTorch ignores are skipped.
+#include "lowerings.h"
+#include "support.h"
+
+namespace tico::lowering {
+namespace {
+
+bool isLegacyEmpty(const Value *v) {
+  return v->rank() == 1 && v->shape()[0].isStatic() && v->shape()[0].value() == 0;
+}
+
+std::vector<const Value *> effectiveInputs(const Node &node) {
+  std::vector<const Value *> inputs;
+  for (const Value *v : node.arg(0).asValues())
+    if (!(isLegacyEmpty(v) && node.output()->rank() != 1))
+      inputs.push_back(v);
+  return inputs;
+}
+
+class Concat final : public CheckedLowering {
+public:
+  std::string check(const Node &node) const override {
+    if (effectiveInputs(node).empty())
+      return "cat of no (non-empty) tensors";
+    normalizeDim(node.arg(1).asInt(), node.output()->rank());
+    return {};
+  }
+
+  void lower(const Node &node, CircleEmitter &emit) const override {
+    const Value *out = node.output();
+    auto inputs = effectiveInputs(node);
+    std::vector<int32_t> tensors;
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      tensors.push_back(castedTensor(emit, inputs[i], out->dtype(), node.name() + "_input" + std::to_string(i)));
+    if (tensors.size() == 1) {
+      emitIdentity(emit, tensors.front(), out->rank(), emit.tensor(out), node.name());
+      return;
+    }
+    circle::ConcatenationOptionsT concat;
+    concat.axis = toInt32(normalizeDim(node.arg(1).asInt(), out->rank()), "dim");
+    emit.addOperator(circle::BuiltinOperator::CONCATENATION, tensors, {emit.tensor(out)}, options(std::move(concat)));
+  }
+};
+
+} // namespace
+
+void registerConcat(Registrar &r) {
+  registerFor(r, {"aten::cat.default"}, "CONCATENATION", std::make_shared<Concat>());
+}
+
+} // namespace tico::lowering

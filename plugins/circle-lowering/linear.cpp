@@ -1,0 +1,162 @@
+// linear -> FULLY_CONNECTED; mm / bmm / matmul / addmm -> BATCH_MATMUL (+ MUL/ADD for addmm).
+//
+// FULLY_CONNECTED takes weights as PyTorch stores them ([out, in]), keeps the leading dims of
+// the input (keep_num_dims) and marks an absent bias with -1. Matrix products with a constant
+// operand normally reach this point as linear already (the convert-matmul-to-linear and
+// restore-linear passes); what remains is a product of two computed tensors.
+#include "lowerings.h"
+#include "support.h"
+
+namespace tico::lowering {
+namespace {
+
+circle::BuiltinOptionsUnion batchMatMulOptions() { return options(circle::BatchMatMulOptionsT{}); }
+
+class Linear final : public CheckedLowering {
+public:
+  std::string check(const Node &node) const override {
+    const Value *input = node.input(0);
+    const Value *weight = node.input(1);
+    if (input->rank() < 1)
+      return "linear of a scalar input";
+    if (weight->rank() != 2)
+      return "FULLY_CONNECTED needs a 2-D weight; '" + weight->name() + "' has rank " + std::to_string(weight->rank());
+    const Argument &bias = node.arg(2);
+    if (!bias.isNone() && bias.asValue()->rank() != 1)
+      return "FULLY_CONNECTED needs a 1-D bias";
+    if (auto r = requireFloat(input, "FULLY_CONNECTED"); !r.empty())
+      return r;
+    return requireFloat(weight, "FULLY_CONNECTED");
+  }
+
+  void lower(const Node &node, CircleEmitter &emit) const override {
+    int32_t input = emit.tensor(node.input(0));
+    int32_t weight = emit.tensor(node.input(1));
+    const Argument &bias = node.arg(2);
+    int32_t bias_t = -1;
+    if (!bias.isNone())
+      bias_t = castedTensor(emit, bias.asValue(), node.output()->dtype(), node.name() + "_bias");
+    circle::FullyConnectedOptionsT fc;
+    fc.keep_num_dims = true;
+    emitOp(emit, circle::BuiltinOperator::FULLY_CONNECTED, {input, weight, bias_t}, node.output(),
+           options(std::move(fc)));
+  }
+};
+
+// mm, bmm, and matmul of operands of rank >= 2 (BATCH_MATMUL broadcasts batch dims). A 1-D
+// operand of matmul is reshaped to a matrix first and the result reshaped back.
+class MatMul final : public CheckedLowering {
+public:
+  std::string check(const Node &node) const override {
+    const Value *a = node.input(0);
+    const Value *b = node.input(1);
+    if (a->rank() < 1 || b->rank() < 1)
+      return "matrix product of a scalar";
+    if (auto r = requireFloat(a, "BATCH_MATMUL"); !r.empty())
+      return r;
+    if (auto r = requireFloat(b, "BATCH_MATMUL"); !r.empty())
+      return r;
+    if (a->rank() == 1 || b->rank() == 1)
+      return reshapeUnsupported(node.output()->shape(), nullptr, nullptr);
+    return {};
+  }
+
+  void lower(const Node &node, CircleEmitter &emit) const override {
+    const Value *a = node.input(0);
+    const Value *b = node.input(1);
+    const Value *out = node.output();
+    if (a->rank() >= 2 && b->rank() >= 2) {
+      emitOp(emit, circle::BuiltinOperator::BATCH_MATMUL, {emit.tensor(a), emit.tensor(b)}, out, batchMatMulOptions());
+      return;
+    }
+    // Promote the 1-D operand(s) to a matrix: [K] -> [1, K] on the left, [K] -> [K, 1] on the right.
+    auto asMatrix = [&](const Value *v, bool left) {
+      if (v->rank() >= 2)
+        return emit.tensor(v);
+      Shape m = left ? Shape{1, v->shape()[0]} : Shape{v->shape()[0], 1};
+      int32_t t = emit.newTensor(v->dtype(), m, node.name() + (left ? "_lhs_matrix" : "_rhs_matrix"));
+      emitReshapeInto(emit, emit.tensor(v), m, nullptr, v, t, node.name() + (left ? "_lhs" : "_rhs"));
+      return t;
+    };
+    int32_t lhs = asMatrix(a, true);
+    int32_t rhs = asMatrix(b, false);
+    // Product shape: batch dims of the higher-rank operand, then [M, N].
+    const Shape &sa = a->shape();
+    const Shape &sb = b->shape();
+    Shape product;
+    if (a->rank() == 1 && b->rank() == 1) {
+      product = {1, 1};
+    } else if (a->rank() == 1) {
+      product.assign(sb.begin(), sb.end() - 2);
+      product.push_back(1);
+      product.push_back(sb.back());
+    } else {
+      product.assign(sa.begin(), sa.end() - 1);
+      product.push_back(1);
+    }
+    int32_t p = emit.newTensor(out->dtype(), product, node.name() + "_product");
+    emit.addOperator(circle::BuiltinOperator::BATCH_MATMUL, {lhs, rhs}, {p}, batchMatMulOptions());
+    emitReshapeInto(emit, p, out->shape(), nullptr, nullptr, emit.tensor(out), node.name());
+  }
+};
+
+// addmm(bias, m1, m2, beta, alpha) = beta * bias + alpha * (m1 @ m2).
+class Addmm final : public CheckedLowering {
+public:
+  std::string check(const Node &node) const override {
+    if (!numberOf(node.arg("beta")) || !numberOf(node.arg("alpha")))
+      return "beta and alpha must be numbers";
+    for (std::size_t i = 0; i < 3; ++i)
+      if (auto r = requireFloat(node.input(i), "addmm"); !r.empty())
+        return r;
+    if (node.input(1)->rank() != 2 || node.input(2)->rank() != 2)
+      return "addmm needs matrices";
+    return {};
+  }
+
+  void lower(const Node &node, CircleEmitter &emit) const override {
+    const Value *out = node.output();
+    double beta = node.arg("beta").asDouble();
+    double alpha = node.arg("alpha").asDouble();
+    const std::string base = node.name();
+    int32_t result = emit.tensor(out);
+
+    bool product_is_result = beta == 0.0 && alpha == 1.0;
+    int32_t product = product_is_result ? result : emit.newTensor(out->dtype(), out->shape(), base + "_product");
+    emit.addOperator(circle::BuiltinOperator::BATCH_MATMUL, {emit.tensor(node.input(1)), emit.tensor(node.input(2))},
+                     {product}, batchMatMulOptions());
+    if (product_is_result)
+      return;
+    int32_t scaled = product;
+    if (alpha != 1.0) {
+      scaled = beta == 0.0 ? result : emit.newTensor(out->dtype(), out->shape(), base + "_scaled");
+      int32_t alpha_t = scalarConstant(emit, out->dtype(), alpha, base + "_alpha");
+      emit.addOperator(circle::BuiltinOperator::MUL, {product, alpha_t}, {scaled}, options(circle::MulOptionsT{}));
+    }
+    // beta == 0 ignores the bias entirely (even NaN), as PyTorch does.
+    if (beta == 0.0)
+      return;
+    const Value *bias_value = node.input(0);
+    int32_t bias = emit.tensor(bias_value);
+    if (beta != 1.0) {
+      int32_t scaled_bias = emit.newTensor(out->dtype(), bias_value->shape(), base + "_scaled_bias");
+      emit.addOperator(circle::BuiltinOperator::MUL, {bias, scalarConstant(emit, out->dtype(), beta, base + "_beta")},
+                       {scaled_bias}, options(circle::MulOptionsT{}));
+      bias = scaled_bias;
+    }
+    emit.addOperator(circle::BuiltinOperator::ADD, {scaled, bias}, {result}, options(circle::AddOptionsT{}));
+  }
+};
+
+} // namespace
+
+void registerLinear(Registrar &r) {
+  registerFor(r, {"aten::linear.default"}, "FULLY_CONNECTED (keep_num_dims, bias -1 when absent)",
+              std::make_shared<Linear>());
+  registerFor(r, {"aten::mm.default", "aten::bmm.default", "aten::matmul.default"},
+              "BATCH_MATMUL (1-D matmul operands reshaped to matrices)", std::make_shared<MatMul>());
+  registerFor(r, {"aten::addmm.default"}, "BATCH_MATMUL + MUL/ADD for alpha, beta and the bias",
+              std::make_shared<Addmm>());
+}
+
+} // namespace tico::lowering

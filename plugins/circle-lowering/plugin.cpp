@@ -1,0 +1,30 @@
+// libtico-circle-lowering: ATen ops -> Circle builtin operators.
+#include "lowerings.h"
+
+#include "tico/plugin/plugin.h"
+
+namespace {
+
+void registerAll(tico::Registrar &r) {
+  using namespace tico::lowering;
+  registerElementwiseBinary(r);
+  registerActivations(r);
+  registerLinear(r);
+  registerConvolution(r);
+  registerPooling(r);
+  registerReshape(r);
+  registerTranspose(r);
+  registerBroadcast(r);
+  registerConcat(r);
+  registerReductions(r);
+  registerSoftmax(r);
+  registerGather(r);
+  registerSlice(r);
+  registerCopyAndCast(r);
+  registerSymbolic(r);
+  registerComparison(r);
+}
+
+} // namespace
+
+TICO_PLUGIN("circle-lowering", "0.1.0", "Apache-2.0", registerAll)

@@ -1,0 +1,188 @@
+// max_pool2d(_with_indices), avg_pool2d, adaptive_avg_pool2d -> MAX_POOL_2D / AVERAGE_POOL_2D
+// (or MEAN), between TRANSPOSEs to NHWC and back.
+//
+// Padding: VALID when there is none; SAME when TFLite's SAME windows coincide with PyTorch's
+// (see pooling_geometry.h). Otherwise max pooling pads with PADV2 and the dtype's lowest
+// value, so padding never wins the max. Average pooling depends on count_include_pad:
+// PyTorch's default (True) divides by the full window, padding included, which is PAD with
+// zeros + VALID; False divides by the real elements only, which is what SAME does in TFLite,
+// so it is supported exactly when SAME matches.
+#include "lowerings.h"
+#include "pooling_geometry.h"
+#include "support.h"
+
+namespace tico::lowering {
+namespace {
+
+struct PoolParams {
+  Window h, w;
+  bool ceil_mode = false;
+};
+
+PoolParams decode(const Node &node, bool has_dilation) {
+  PoolParams p;
+  auto kernel = intList(node.arg("kernel_size"), 2, "kernel_size");
+  const Argument &stride_arg = node.arg("stride");
+  // An empty stride means "same as the kernel".
+  std::vector<int64_t> stride = stride_arg.isIntList() && stride_arg.asInts().empty()
+                                    ? kernel
+                                    : intList(stride_arg, 2, "stride");
+  auto padding = intList(node.arg("padding"), 2, "padding");
+  std::vector<int64_t> dilation = has_dilation ? intList(node.arg("dilation"), 2, "dilation")
+                                               : std::vector<int64_t>{1, 1};
+  p.h = Window{stride[0], dilation[0], kernel[0], padding[0]};
+  p.w = Window{stride[1], dilation[1], kernel[1], padding[1]};
+  p.ceil_mode = node.arg("ceil_mode").asBool();
+  return p;
+}
+
+std::string checkCommon(const Node &node, const PoolParams &p, const char *what) {
+  const Value *in = node.input(0);
+  if (in->rank() != 4)
+    return std::string(what) + " is supported for batched NCHW input only (rank " + std::to_string(in->rank()) + ")";
+  if (auto r = requireFloat(in, what); !r.empty())
+    return r;
+  if (p.h.dilation != 1 || p.w.dilation != 1)
+    return std::string(what) + " has no dilation";
+  if (p.ceil_mode) {
+    // ceil_mode only matters when it adds a partial window at the end.
+    const Shape &s = in->shape();
+    const Shape &o = node.output()->shape();
+    if (s[2].isSymbolic() || s[3].isSymbolic() || o[2].isSymbolic() || o[3].isSymbolic() ||
+        o[2].value() != windowOutputSize(s[2].value(), p.h) || o[3].value() != windowOutputSize(s[3].value(), p.w))
+      return "ceil_mode=True with a partial last window is not supported";
+  }
+  return {};
+}
+
+circle::Pool2DOptionsT poolOptions(const PoolParams &p, circle::Padding padding) {
+  circle::Pool2DOptionsT pool;
+  pool.padding = padding;
+  pool.stride_h = toInt32(p.h.stride, "stride");
+  pool.stride_w = toInt32(p.w.stride, "stride");
+  pool.filter_height = toInt32(p.h.kernel, "kernel_size");
+  pool.filter_width = toInt32(p.w.kernel, "kernel_size");
+  return pool;
+}
+
+class MaxPool2d final : public CheckedLowering {
+public:
+  std::string check(const Node &node) const override {
+    if (node.numOutputs() > 1) {
+      const Value *indices = node.output(1);
+      if (indices->hasUsers() || node.graph()->isGraphOutput(indices))
+        return "the indices output of max_pool2d_with_indices is used; Circle's MAX_POOL_2D has none";
+    }
+    return checkCommon(node, decode(node, true), "MAX_POOL_2D");
+  }
+
+  void lower(const Node &node, CircleEmitter &emit) const override {
+    const Value *in = node.input(0);
+    const std::string base = node.name();
+    PoolParams p = decode(node, true);
+    Shape x_shape = permuteShape(in->shape(), {0, 2, 3, 1});
+    int32_t x = emitTranspose(emit, emit.tensor(in), in->dtype(), in->shape(), {0, 2, 3, 1}, base + "_input_nhwc");
+    PaddingChoice choice = choosePadding(in->shape()[2], in->shape()[3], p.h, p.w);
+    circle::Padding padding = choice == PaddingChoice::Same ? circle::Padding::SAME : circle::Padding::VALID;
+    if (choice == PaddingChoice::Explicit)
+      x = emitSpatialPad(emit, x, in->dtype(), x_shape, p.h.pad, p.w.pad, lowestScalar(in->dtype()), base);
+    const Value *out = node.output(0);
+    int32_t y = emit.newTensor(out->dtype(), permuteShape(out->shape(), {0, 2, 3, 1}), base + "_nhwc");
+    emit.addOperator(circle::BuiltinOperator::MAX_POOL_2D, {x}, {y}, options(poolOptions(p, padding)));
+    emitTransposeInto(emit, y, {0, 3, 1, 2}, emit.tensor(out), base + "_output_nchw");
+  }
+};
+
+class AvgPool2d final : public CheckedLowering {
+public:
+  std::string check(const Node &node) const override {
+    if (!node.arg("divisor_override").isNone())
+      return "avg_pool2d with divisor_override is not supported";
+    PoolParams p = decode(node, false);
+    if (auto r = checkCommon(node, p, "AVERAGE_POOL_2D"); !r.empty())
+      return r;
+    const Value *in = node.input(0);
+    if (!node.arg("count_include_pad").asBool() &&
+        choosePadding(in->shape()[2], in->shape()[3], p.h, p.w) == PaddingChoice::Explicit)
+      return "avg_pool2d with count_include_pad=False and padding that TFLite's SAME does not reproduce";
+    return {};
+  }
+
+  void lower(const Node &node, CircleEmitter &emit) const override {
+    const Value *in = node.input(0);
+    const std::string base = node.name();
+    PoolParams p = decode(node, false);
+    Shape x_shape = permuteShape(in->shape(), {0, 2, 3, 1});
+    int32_t x = emitTranspose(emit, emit.tensor(in), in->dtype(), in->shape(), {0, 2, 3, 1}, base + "_input_nhwc");
+    circle::Padding padding = circle::Padding::VALID;
+    if (p.h.pad != 0 || p.w.pad != 0) {
+      if (node.arg("count_include_pad").asBool())
+        x = emitSpatialPad(emit, x, in->dtype(), x_shape, p.h.pad, p.w.pad, nullptr, base);
+      else
+        padding = circle::Padding::SAME; // check() made sure SAME matches
+    }
+    const Value *out = node.output();
+    int32_t y = emit.newTensor(out->dtype(), permuteShape(out->shape(), {0, 2, 3, 1}), base + "_nhwc");
+    emit.addOperator(circle::BuiltinOperator::AVERAGE_POOL_2D, {x}, {y}, options(poolOptions(p, padding)));
+    emitTransposeInto(emit, y, {0, 3, 1, 2}, emit.tensor(out), base + "_output_nchw");
+  }
+};
+
+// Output 1x1 is a MEAN over H and W (any input size); an output that divides a static input
+// evenly is an AVERAGE_POOL_2D with kernel = stride = input / output.
+class AdaptiveAvgPool2d final : public CheckedLowering {
+public:
+  std::string check(const Node &node) const override {
+    const Value *in = node.input(0);
+    if (in->rank() != 4)
+      return "adaptive_avg_pool2d is supported for batched NCHW input only";
+    if (auto r = requireFloat(in, "adaptive_avg_pool2d"); !r.empty())
+      return r;
+    auto size = intList(node.arg(1), 2, "output_size");
+    if (size[0] == 1 && size[1] == 1)
+      return {};
+    const Shape &s = in->shape();
+    if (s[2].isSymbolic() || s[3].isSymbolic() || size[0] <= 0 || size[1] <= 0 || s[2].value() % size[0] != 0 ||
+        s[3].value() % size[1] != 0)
+      return "adaptive_avg_pool2d needs an output size of 1x1 or one that divides the static input size";
+    return {};
+  }
+
+  void lower(const Node &node, CircleEmitter &emit) const override {
+    const Value *in = node.input(0);
+    const Value *out = node.output();
+    const std::string base = node.name();
+    auto size = intList(node.arg(1), 2, "output_size");
+    if (size[0] == 1 && size[1] == 1) {
+      circle::ReducerOptionsT mean;
+      mean.keep_dims = true;
+      emitOp(emit, circle::BuiltinOperator::MEAN, {emit.tensor(in), emit.constInt32({2, 3}, base + "_axes")}, out,
+             options(std::move(mean)));
+      return;
+    }
+    PoolParams p;
+    int64_t kh = in->shape()[2].value() / size[0];
+    int64_t kw = in->shape()[3].value() / size[1];
+    p.h = Window{kh, 1, kh, 0};
+    p.w = Window{kw, 1, kw, 0};
+    int32_t x = emitTranspose(emit, emit.tensor(in), in->dtype(), in->shape(), {0, 2, 3, 1}, base + "_input_nhwc");
+    int32_t y = emit.newTensor(out->dtype(), permuteShape(out->shape(), {0, 2, 3, 1}), base + "_nhwc");
+    emit.addOperator(circle::BuiltinOperator::AVERAGE_POOL_2D, {x}, {y},
+                     options(poolOptions(p, circle::Padding::VALID)));
+    emitTransposeInto(emit, y, {0, 3, 1, 2}, emit.tensor(out), base + "_output_nchw");
+  }
+};
+
+} // namespace
+
+void registerPooling(Registrar &r) {
+  registerFor(r, {"aten::max_pool2d.default", "aten::max_pool2d_with_indices.default"},
+              "TRANSPOSE -> MAX_POOL_2D (+PADV2 with the dtype minimum) -> TRANSPOSE; indices unsupported",
+              std::make_shared<MaxPool2d>());
+  registerFor(r, {"aten::avg_pool2d.default"},
+              "TRANSPOSE -> AVERAGE_POOL_2D (+PAD when count_include_pad) -> TRANSPOSE", std::make_shared<AvgPool2d>());
+  registerFor(r, {"aten::adaptive_avg_pool2d.default", "aten::_adaptive_avg_pool2d.default"},
+              "MEAN over H, W (1x1 output) or AVERAGE_POOL_2D", std::make_shared<AdaptiveAvgPool2d>());
+}
+
+} // namespace tico::lowering

@@ -1,0 +1,59 @@
+// permute / transpose.int / t -> TRANSPOSE with an int32 permutation.
+#include "lowerings.h"
+#include "support.h"
+
+namespace tico::lowering {
+namespace {
+
+std::vector<int64_t> permutationOf(const Node &node) {
+  const Value *in = node.input(0);
+  int64_t rank = in->rank();
+  const std::string &name = node.op().name;
+  if (name == "permute" || name == "permute_copy") {
+    std::vector<int64_t> perm;
+    for (int64_t d : node.arg(1).asInts())
+      perm.push_back(normalizeDim(d, rank));
+    auto sorted = perm;
+    std::sort(sorted.begin(), sorted.end());
+    if (static_cast<int64_t>(perm.size()) != rank || sorted != identityPermutation(rank))
+      throw Error("dims do not form a permutation of the input's " + std::to_string(rank) + " dims");
+    return perm;
+  }
+  auto perm = identityPermutation(rank);
+  if (rank < 2)
+    return perm; // t() of a 0-D or 1-D tensor is the tensor itself
+  int64_t a = 0, b = 1;
+  if (name == "transpose" || name == "transpose_copy") {
+    a = normalizeDim(node.arg(1).asInt(), rank);
+    b = normalizeDim(node.arg(2).asInt(), rank);
+  }
+  std::swap(perm[static_cast<std::size_t>(a)], perm[static_cast<std::size_t>(b)]);
+  return perm;
+}
+
+class Transpose final : public CheckedLowering {
+public:
+  std::string check(const Node &node) const override {
+    permutationOf(node);
+    return {};
+  }
+  void lower(const Node &node, CircleEmitter &emit) const override {
+    const Value *in = node.input(0);
+    int32_t out = emit.tensor(node.output());
+    if (in->rank() == 0) {
+      emitIdentity(emit, emit.tensor(in), 0, out, node.name());
+      return;
+    }
+    emitTransposeInto(emit, emit.tensor(in), permutationOf(node), out, node.name());
+  }
+};
+
+} // namespace
+
+void registerTranspose(Registrar &r) {
+  registerFor(r, {"aten::permute.default", "aten::permute_copy.default", "aten::transpose.int",
+                  "aten::transpose_copy.int", "aten::t.default", "aten::t_copy.default"},
+              "TRANSPOSE", std::make_shared<Transpose>());
+}
+
+} // namespace tico::lowering

@@ -1,0 +1,83 @@
+// remove-nop: deletes ops that return their input unchanged, so neither later passes nor the
+// serializer have to look through them.
+//
+//   clone (memory format default / preserve / contiguous), contiguous, alias, alias_copy,
+//   detach, detach_copy, detach_ (autograd bookkeeping only), lift_fresh_copy, prims.view_of
+//   _to_copy / to.dtype / to.dtype_layout that keep the dtype and the strided layout
+//   expand to the shape the input already has
+//   dropout(train=False), native_dropout(train=False) whose mask is unused
+//
+// The channels-last memory formats only change strides PyTorch-side; they are kept to stay
+// faithful to the exported program (the lowering turns them into a shared tensor anyway).
+#include "pass_support.h"
+#include "passes.h"
+
+namespace tico::passes {
+namespace {
+
+bool keepsMemoryFormat(const Argument *format) {
+  if (!format || format->isNone())
+    return true;
+  MemoryFormat f = format->asMemoryFormat();
+  return f == MemoryFormat::Contiguous || f == MemoryFormat::Preserve;
+}
+
+bool keepsLayout(const Argument *layout) {
+  return !layout || layout->isNone() || layout->asLayout() == Layout::Strided;
+}
+
+// The value `node` merely forwards, or null when it computes something.
+Value *forwardedInput(const Graph &graph, const Node &node) {
+  if (node.numOutputs() == 0 || node.numArgs() == 0 || !node.arg(0).isValue())
+    return nullptr;
+  Value *in = node.input(0);
+  const Value *out = node.output(0);
+  if (in->dtype() != out->dtype() || in->shape() != out->shape())
+    return nullptr;
+  if (isOp(node, {"aten::alias.default", "aten::alias_copy.default", "aten::detach.default",
+                  "aten::detach_copy.default", "aten::detach_.default", "aten::lift_fresh_copy.default",
+                  "prims::view_of.default"}))
+    return in;
+  if (isOp(node, {"aten::clone.default", "aten::contiguous.default"}))
+    return keepsMemoryFormat(node.findArg("memory_format")) ? in : nullptr;
+  if (isOp(node, {"aten::_to_copy.default", "aten::to.dtype", "aten::to.dtype_layout"}))
+    return keepsLayout(node.findArg("layout")) && keepsMemoryFormat(node.findArg("memory_format")) ? in : nullptr;
+  // An expand to the shape the input already has (torch.export writes these around bmm).
+  if (isOp(node, {"aten::expand.default", "aten::expand_copy.default"}))
+    return in;
+  if (isOp(node, {"aten::dropout.default"}))
+    return node.arg("train").asBool() ? nullptr : in;
+  if (isOp(node, {"aten::native_dropout.default"})) {
+    const Argument &train = node.arg("train");
+    const Value *mask = node.output(1);
+    bool eval = !train.isNone() && !train.asBool();
+    return eval && !mask->hasUsers() && !graph.isGraphOutput(mask) ? in : nullptr;
+  }
+  return nullptr;
+}
+
+class RemoveNopPass final : public Pass {
+public:
+  bool run(Graph &graph, PassContext &) override {
+    bool changed = false;
+    for (Node *node : snapshot(graph)) {
+      Value *in = forwardedInput(graph, *node);
+      if (!in)
+        continue;
+      graph.replaceAllUsesWith(node->output(0), in);
+      graph.eraseNode(node);
+      changed = true;
+    }
+    return changed;
+  }
+};
+
+} // namespace
+
+void registerRemoveNop(Registrar &r) {
+  r.addPass(simplePass<RemoveNopPass>(
+      "remove-nop", "Remove ops that return their input unchanged (clone, alias, detach, same-dtype casts, "
+                    "eval-mode dropout)"));
+}
+
+} // namespace tico::passes

@@ -1,0 +1,249 @@
+// Shape and data-movement lowerings: reshape (static, -1, runtime), transpose, squeeze,
+// unsqueeze, cat, slice, select, expand, gather, softmax, reductions.
+#include "lowering_test_support.h"
+
+namespace tico {
+namespace {
+
+using test::constantValues;
+using test::firstOp;
+using test::lower;
+using test::opNames;
+using test::parse;
+using test::tensorAt;
+
+TEST(LowerReshape, StaticShapeIsAnInt32Constant) {
+  auto g = parse(R"(graph @main {
+  input %x: f32[2, 6]
+  %v: f32[3, 4] = aten::view.default(%x, [3, -1])
+  return %v
+})");
+  CircleModel m = lower(*g);
+  EXPECT_EQ(opNames(m), (std::vector<std::string>{"RESHAPE"}));
+  const CircleOperator &op = m.subgraphs[0].operators[0];
+  EXPECT_EQ(tensorAt(m, op.inputs[1]).type, circle::TensorType::INT32);
+  EXPECT_EQ(constantValues<int32_t>(m, op.inputs[1]), (std::vector<int32_t>{3, 4}));
+  EXPECT_EQ(op.builtin_options.AsReshapeOptions()->new_shape, (std::vector<int32_t>{3, 4}));
+}
+
+TEST(LowerReshape, OneSymbolicDimIsMinusOne) {
+  auto g = parse(R"(graph @main {
+  symbol s0 in [1, 64] hint 2
+  input %x: f32[s0, 3, 4]
+  %v: f32[s0*3, 4] = aten::reshape.default(%x, [-1, 4])
+  return %v
+})");
+  CircleModel m = lower(*g);
+  EXPECT_EQ(constantValues<int32_t>(m, m.subgraphs[0].operators[0].inputs[1]), (std::vector<int32_t>{-1, 4}));
+  EXPECT_EQ(tensorAt(m, m.subgraphs[0].outputs[0]).shape_signature, (std::vector<int32_t>{-1, 4}));
+}
+
+TEST(LowerReshape, SeveralSymbolicDimsAreComputedAtRuntime) {
+  auto g = parse(R"(graph @main {
+  symbol s0 in [1, 64] hint 2
+  symbol s1 in [1, 64] hint 5
+  input %x: f32[s0, s1, 8]
+  %a: sym_int(s0) = aten::sym_size.int(%x, 0)
+  %b: sym_int(s1) = aten::sym_size.int(%x, 1)
+  %v: f32[s0, s1, 2, 4] = aten::view.default(%x, [%a, %b, 2, 4])
+  return %v
+})");
+  CircleModel m = lower(*g);
+  EXPECT_EQ(opNames(m), (std::vector<std::string>{"SHAPE", "GATHER", "SHAPE", "GATHER", "CONCATENATION", "RESHAPE"}));
+  const auto &ops = m.subgraphs[0].operators;
+  EXPECT_EQ(constantValues<int32_t>(m, ops[1].inputs[1]), (std::vector<int32_t>{0}));
+  EXPECT_EQ(constantValues<int32_t>(m, ops[3].inputs[1]), (std::vector<int32_t>{1}));
+  ASSERT_EQ(ops[4].inputs.size(), 3u);
+  EXPECT_EQ(constantValues<int32_t>(m, ops[4].inputs[2]), (std::vector<int32_t>{2, 4}));
+  EXPECT_EQ(tensorAt(m, ops[4].outputs[0]).shape, (std::vector<int32_t>{4}));
+  EXPECT_EQ(ops[5].inputs[1], ops[4].outputs[0]);
+  EXPECT_TRUE(ops[5].builtin_options.AsReshapeOptions()->new_shape.empty());
+}
+
+TEST(LowerReshape, SymbolicArithmeticIsLoweredOnDemand) {
+  auto g = parse(R"(graph @main {
+  symbol s0 in [1, 64] hint 2
+  symbol s1 in [1, 64] hint 5
+  input %x: f32[s0, s1, 8]
+  %a: sym_int(s0) = aten::sym_size.int(%x, 0)
+  %b: sym_int(s1) = aten::sym_size.int(%x, 1)
+  %two: sym_int(2*s0) = _operator::mul(%a, 2)
+  %v: f32[2*s0, s1, 4] = aten::view.default(%x, [%two, %b, 4])
+  return %v
+})");
+  CircleModel m = lower(*g);
+  EXPECT_EQ(opNames(m),
+            (std::vector<std::string>{"SHAPE", "GATHER", "MUL", "SHAPE", "GATHER", "CONCATENATION", "RESHAPE"}));
+}
+
+TEST(LowerTranspose, PermutationsAreNormalised) {
+  auto g = parse(R"(graph @main {
+  input %x: f32[2, 3, 4]
+  %p: f32[4, 2, 3] = aten::permute.default(%x, [-1, 0, 1])
+  %t: f32[4, 3, 2] = aten::transpose.int(%p, -1, 1)
+  return %t
+})");
+  CircleModel m = lower(*g);
+  const auto &ops = m.subgraphs[0].operators;
+  EXPECT_EQ(constantValues<int32_t>(m, ops[0].inputs[1]), (std::vector<int32_t>{2, 0, 1}));
+  EXPECT_EQ(constantValues<int32_t>(m, ops[1].inputs[1]), (std::vector<int32_t>{0, 2, 1}));
+}
+
+TEST(LowerSqueeze, OnlySizeOneDimsAreSqueezed) {
+  auto g = parse(R"(graph @main {
+  input %x: f32[1, 3, 1]
+  %u: f32[1, 1, 3, 1] = aten::unsqueeze.default(%x, -4)
+  %s: f32[1, 3] = aten::squeeze.dims(%u, [1, 2, -1])
+  %n: f32[1, 3] = aten::squeeze.dim(%s, 1)
+  return %n
+})");
+  CircleModel m = lower(*g);
+  EXPECT_EQ(opNames(m), (std::vector<std::string>{"EXPAND_DIMS", "SQUEEZE", "TRANSPOSE"}));
+  const auto &ops = m.subgraphs[0].operators;
+  EXPECT_EQ(constantValues<int32_t>(m, ops[0].inputs[1]), (std::vector<int32_t>{0}));
+  EXPECT_EQ(ops[1].builtin_options.AsSqueezeOptions()->squeeze_dims, (std::vector<int32_t>{1, 3}));
+}
+
+TEST(LowerConcat, NegativeDimIsNormalised) {
+  auto g = parse(R"(graph @main {
+  input %x: f32[2, 3]
+  input %y: f32[2, 1]
+  %c: f32[2, 7] = aten::cat.default([%x, %y, %x], -1)
+  return %c
+})");
+  CircleModel m = lower(*g);
+  const CircleOperator &op = firstOp(m, "CONCATENATION");
+  EXPECT_EQ(op.inputs.size(), 3u);
+  EXPECT_EQ(op.builtin_options.AsConcatenationOptions()->axis, 1);
+}
+
+TEST(LowerSlice, StaticBoundsAreClampedAndNormalised) {
+  auto g = parse(R"(graph @main {
+  input %x: f32[3, 8]
+  %s: f32[3, 3] = aten::slice.Tensor(%x, 1, -6, 9223372036854775807, 2)
+  return %s
+})");
+  CircleModel m = lower(*g);
+  const CircleOperator &op = firstOp(m, "STRIDED_SLICE");
+  EXPECT_EQ(constantValues<int32_t>(m, op.inputs[1]), (std::vector<int32_t>{0, 2}));
+  EXPECT_EQ(constantValues<int32_t>(m, op.inputs[2]), (std::vector<int32_t>{0, 0}));
+  EXPECT_EQ(constantValues<int32_t>(m, op.inputs[3]), (std::vector<int32_t>{1, 2}));
+  const auto *options = op.builtin_options.AsStridedSliceOptions();
+  EXPECT_EQ(options->begin_mask, 1);
+  EXPECT_EQ(options->end_mask, 3) << "dim 0 is whole, dim 1 runs to the end";
+}
+
+TEST(LowerSlice, EndInsideTheDimIsClamped) {
+  auto g = parse(R"(graph @main {
+  input %x: f32[8]
+  %s: f32[4] = aten::slice.Tensor(%x, 0, 1, 5)
+  %e: f32[0] = aten::slice.Tensor(%x, 0, 6, 2)
+  return %s, %e
+})");
+  CircleModel m = lower(*g);
+  const auto &ops = m.subgraphs[0].operators;
+  EXPECT_EQ(constantValues<int32_t>(m, ops[0].inputs[1]), (std::vector<int32_t>{1}));
+  EXPECT_EQ(constantValues<int32_t>(m, ops[0].inputs[2]), (std::vector<int32_t>{5}));
+  EXPECT_EQ(ops[0].builtin_options.AsStridedSliceOptions()->end_mask, 0);
+  EXPECT_EQ(constantValues<int32_t>(m, ops[1].inputs[2]), (std::vector<int32_t>{6})) << "empty: end = begin";
+}
+
+TEST(LowerSlice, SymbolicDimKeepsNegativeBounds) {
+  auto g = parse(R"(graph @main {
+  symbol s0 in [4, 64] hint 8
+  input %x: f32[s0]
+  %s: f32[s0 + -3] = aten::slice.Tensor(%x, 0, 1, -2)
+  return %s
+})");
+  CircleModel m = lower(*g);
+  const CircleOperator &op = firstOp(m, "STRIDED_SLICE");
+  EXPECT_EQ(constantValues<int32_t>(m, op.inputs[1]), (std::vector<int32_t>{1}));
+  EXPECT_EQ(constantValues<int32_t>(m, op.inputs[2]), (std::vector<int32_t>{-2}));
+}
+
+TEST(LowerSelect, NegativeIndexIsAScalarGatherIndex) {
+  auto g = parse(R"(graph @main {
+  input %x: f32[3, 5]
+  %s: f32[3] = aten::select.int(%x, 1, -1)
+  return %s
+})");
+  CircleModel m = lower(*g);
+  const CircleOperator &op = firstOp(m, "GATHER");
+  EXPECT_EQ(op.builtin_options.AsGatherOptions()->axis, 1);
+  EXPECT_TRUE(tensorAt(m, op.inputs[1]).shape.empty());
+  EXPECT_EQ(constantValues<int32_t>(m, op.inputs[1]), (std::vector<int32_t>{4}));
+}
+
+TEST(LowerEmbedding, GathersRowsOfTheWeight) {
+  auto g = parse(R"(graph @main {
+  input %ids: i64[2, 3]
+  param %w: f32[10, 4] "emb.weight" = )" + test::iota(40) + R"(
+  %e: f32[2, 3, 4] = aten::embedding.default(%w, %ids)
+  return %e
+})");
+  CircleModel m = lower(*g);
+  const CircleOperator &op = firstOp(m, "GATHER");
+  EXPECT_EQ(op.builtin_options.AsGatherOptions()->axis, 0);
+  EXPECT_EQ(tensorAt(m, op.inputs[0]).name, "w");
+}
+
+TEST(LowerExpand, SymbolicDimsComeFromTheInputShape) {
+  auto g = parse(R"(graph @main {
+  symbol s0 in [1, 64] hint 3
+  input %x: f32[s0, 1]
+  %e: f32[2, s0, 4] = aten::expand.default(%x, [2, -1, 4])
+  return %e
+})");
+  CircleModel m = lower(*g);
+  EXPECT_EQ(opNames(m), (std::vector<std::string>{"SHAPE", "GATHER", "CONCATENATION", "BROADCAST_TO"}));
+  const auto &ops = m.subgraphs[0].operators;
+  EXPECT_EQ(constantValues<int32_t>(m, ops[1].inputs[1]), (std::vector<int32_t>{0}));
+  EXPECT_EQ(constantValues<int32_t>(m, ops[2].inputs[0]), (std::vector<int32_t>{2}));
+  EXPECT_EQ(constantValues<int32_t>(m, ops[2].inputs[2]), (std::vector<int32_t>{4}));
+}
+
+TEST(LowerSoftmax, OtherDimsAreMovedLast) {
+  auto g = parse(R"(graph @main {
+  input %x: f32[2, 3, 4]
+  %s: f32[2, 3, 4] = aten::_softmax.default(%x, 1, false)
+  %l: f32[2, 3, 4] = aten::softmax.int(%s, -1)
+  return %l
+})");
+  CircleModel m = lower(*g);
+  EXPECT_EQ(opNames(m), (std::vector<std::string>{"TRANSPOSE", "SOFTMAX", "TRANSPOSE", "SOFTMAX"}));
+  const auto &ops = m.subgraphs[0].operators;
+  EXPECT_EQ(constantValues<int32_t>(m, ops[0].inputs[1]), (std::vector<int32_t>{0, 2, 1}));
+  EXPECT_EQ(tensorAt(m, ops[1].outputs[0]).shape, (std::vector<int32_t>{2, 4, 3}));
+  EXPECT_FLOAT_EQ(ops[1].builtin_options.AsSoftmaxOptions()->beta, 1.0f);
+}
+
+TEST(LowerReductions, AxesAreInt32AndKeepDimsIsHonoured) {
+  auto g = parse(R"(graph @main {
+  input %x: f32[2, 3, 4]
+  input %i: i32[2, 3]
+  %m: f32[2, 1, 1] = aten::mean.dim(%x, [-1, 1], true)
+  %s: i64[2] = aten::sum.dim_IntList(%i, [1])
+  return %m, %s
+})");
+  CircleModel m = lower(*g);
+  EXPECT_EQ(opNames(m), (std::vector<std::string>{"MEAN", "CAST", "SUM"}));
+  const auto &ops = m.subgraphs[0].operators;
+  EXPECT_EQ(constantValues<int32_t>(m, ops[0].inputs[1]), (std::vector<int32_t>{1, 2}));
+  EXPECT_TRUE(ops[0].builtin_options.AsReducerOptions()->keep_dims);
+  EXPECT_FALSE(ops[2].builtin_options.AsReducerOptions()->keep_dims);
+  EXPECT_EQ(tensorAt(m, ops[2].inputs[0]).type, circle::TensorType::INT64);
+}
+
+TEST(LowerReductions, RankFourToRankTwoKeepsDimsThenSqueezes) {
+  auto g = parse(R"(graph @main {
+  input %x: f32[1, 8, 3, 3]
+  %m: f32[1, 8] = aten::mean.dim(%x, [2, 3])
+  return %m
+})");
+  CircleModel m = lower(*g);
+  EXPECT_EQ(opNames(m), (std::vector<std::string>{"MEAN", "SQUEEZE"}));
+  EXPECT_EQ(tensorAt(m, m.subgraphs[0].operators[0].outputs[0]).shape, (std::vector<int32_t>{1, 8, 1, 1}));
+}
+
+} // namespace
+} // namespace tico
