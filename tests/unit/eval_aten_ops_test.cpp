@@ -1,7 +1,6 @@
 // The "aten" evaluator on single nodes. Expected values are computed by hand (or, where
 // noted, were printed once by PyTorch 2.13 in Python and recorded here).
-#include "tico/eval/evaluator.h"
-#include "tico/plugin/loader.h"
+#include "eval_test_support.h"
 #include "tico/support/error.h"
 
 #include <gtest/gtest.h>
@@ -13,40 +12,7 @@
 namespace tico {
 namespace {
 
-struct AtenEval {
-  Registry registry;
-  PluginSet plugins;
-  std::shared_ptr<const Evaluator> evaluator;
-};
-
-// Loads the plugin the way tico-run does and creates its evaluator (which loads LibTorch).
-// Null when the build has no LibTorch backend.
-const AtenEval *atenEval() {
-  static const AtenEval *loaded = []() -> const AtenEval * {
-    const std::string dir = TICO_PLUGIN_DIR;
-    if (!std::filesystem::exists(dir + "/../backends/libtico-aten-eval-torch.so"))
-      return nullptr;
-    auto *e = new AtenEval(); // lives for the whole test run, like tico-run's plugins
-    e->plugins.load(dir + "/libtico-aten-eval.so", e->registry);
-    e->evaluator = e->registry.evaluator()->spec.create();
-    return e;
-  }();
-  return loaded;
-}
-
-std::shared_ptr<const TensorData> f32(std::vector<int64_t> sizes, std::vector<float> values) {
-  return std::make_shared<TensorData>(TensorData::fromVector(DType::Float32, std::move(sizes), values));
-}
-std::shared_ptr<const TensorData> i64(std::vector<int64_t> sizes, std::vector<int64_t> values) {
-  return std::make_shared<TensorData>(TensorData::fromVector(DType::Int64, std::move(sizes), values));
-}
-
-template <typename T> std::vector<T> valuesOf(const TensorData &t) {
-  std::vector<std::byte> bytes = t.contiguousBytes();
-  std::vector<T> out(bytes.size() / sizeof(T));
-  std::memcpy(out.data(), bytes.data(), bytes.size());
-  return out;
-}
+using namespace evaltest;
 
 void expectNear(const std::vector<float> &actual, const std::vector<float> &expected) {
   ASSERT_EQ(actual.size(), expected.size());
@@ -58,33 +24,11 @@ Value *input(Graph &g, const std::string &name, DType dtype, Shape shape) {
   return g.addInput(InputKind::User, name, dtype, std::move(shape));
 }
 
-OpKey op(const std::string &text) { return OpKey::parseOrThrow(text); }
-
-TensorTypeSpec tensorOut(DType dtype, Shape shape) {
-  TensorTypeSpec spec;
-  spec.dtype = dtype;
-  spec.shape = std::move(shape);
-  return spec;
-}
-
-TensorTypeSpec symIntOut() {
-  TensorTypeSpec spec;
-  spec.kind = ValueKind::SymInt;
-  spec.dtype = DType::Int64;
-  return spec;
-}
 
 class EvalAtenOps : public ::testing::Test {
 protected:
   void SetUp() override {
-    if (atenEval() == nullptr)
-      {
-#if TICO_WITH_LIBTORCH
-      FAIL() << "the LibTorch evaluator backend was not built or cannot be loaded";
-#else
-      GTEST_SKIP() << "built with TICO_WITH_LIBTORCH=OFF";
-#endif
-    }
+    TICO_REQUIRE_ATEN_EVAL();
   }
   const Evaluator &evaluator() const { return *atenEval()->evaluator; }
 

@@ -1,5 +1,6 @@
 // fold-constants (aten-eval plugin) on small graphs.
 #include "tico/pipeline/compile_config.h"
+#include "eval_test_support.h"
 #include "tico/plugin/loader.h"
 #include "tico/support/error.h"
 
@@ -11,48 +12,12 @@
 namespace tico {
 namespace {
 
-struct AtenEval {
-  Registry registry;
-  PluginSet plugins;
-};
-
-// The plugin loaded the way tico-run loads it; null when the build has no LibTorch backend.
-AtenEval *atenEval() {
-  static AtenEval *loaded = []() -> AtenEval * {
-    const std::string dir = TICO_PLUGIN_DIR;
-    if (!std::filesystem::exists(dir + "/../backends/libtico-aten-eval-torch.so"))
-      return nullptr;
-    auto *e = new AtenEval(); // lives for the whole test run, like tico-run's plugins
-    e->plugins.load(dir + "/libtico-aten-eval.so", e->registry);
-    return e;
-  }();
-  return loaded;
-}
-
-std::shared_ptr<const TensorData> f32(std::vector<int64_t> sizes, std::vector<float> values) {
-  return std::make_shared<TensorData>(TensorData::fromVector(DType::Float32, std::move(sizes), values));
-}
-
-std::vector<float> valuesOf(const TensorData &t) {
-  std::vector<std::byte> bytes = t.contiguousBytes();
-  std::vector<float> out(bytes.size() / sizeof(float));
-  std::memcpy(out.data(), bytes.data(), bytes.size());
-  return out;
-}
-
-OpKey op(const std::string &text) { return OpKey::parseOrThrow(text); }
+using namespace evaltest;
 
 class FoldConstants : public ::testing::Test {
 protected:
   void SetUp() override {
-    if (atenEval() == nullptr)
-      {
-#if TICO_WITH_LIBTORCH
-      FAIL() << "the LibTorch evaluator backend was not built or cannot be loaded";
-#else
-      GTEST_SKIP() << "built with TICO_WITH_LIBTORCH=OFF";
-#endif
-    }
+    TICO_REQUIRE_ATEN_EVAL();
   }
 
   // Runs the pass with `options` (a map of option values) and returns whether it changed g.

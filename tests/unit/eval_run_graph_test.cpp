@@ -1,7 +1,6 @@
 // runGraph with the "aten" evaluator: a small dynamic-shape graph against hand-computed
 // results, and the input checks.
-#include "tico/eval/evaluator.h"
-#include "tico/plugin/loader.h"
+#include "eval_test_support.h"
 #include "tico/support/error.h"
 
 #include <gtest/gtest.h>
@@ -12,52 +11,8 @@
 namespace tico {
 namespace {
 
-struct AtenEval {
-  Registry registry;
-  PluginSet plugins;
-  std::shared_ptr<const Evaluator> evaluator;
-};
+using namespace evaltest;
 
-// The plugin loaded the way tico-run loads it; null when the build has no LibTorch backend.
-const AtenEval *atenEval() {
-  static const AtenEval *loaded = []() -> const AtenEval * {
-    const std::string dir = TICO_PLUGIN_DIR;
-    if (!std::filesystem::exists(dir + "/../backends/libtico-aten-eval-torch.so"))
-      return nullptr;
-    auto *e = new AtenEval(); // lives for the whole test run, like tico-run's plugins
-    e->plugins.load(dir + "/libtico-aten-eval.so", e->registry);
-    e->evaluator = e->registry.evaluator()->spec.create();
-    return e;
-  }();
-  return loaded;
-}
-
-std::shared_ptr<const TensorData> f32(std::vector<int64_t> sizes, std::vector<float> values) {
-  return std::make_shared<TensorData>(TensorData::fromVector(DType::Float32, std::move(sizes), values));
-}
-
-std::vector<float> valuesOf(const TensorData &t) {
-  std::vector<std::byte> bytes = t.contiguousBytes();
-  std::vector<float> out(bytes.size() / sizeof(float));
-  std::memcpy(out.data(), bytes.data(), bytes.size());
-  return out;
-}
-
-OpKey op(const std::string &text) { return OpKey::parseOrThrow(text); }
-
-TensorTypeSpec tensorOut(DType dtype, Shape shape) {
-  TensorTypeSpec spec;
-  spec.dtype = dtype;
-  spec.shape = std::move(shape);
-  return spec;
-}
-
-TensorTypeSpec symIntOut() {
-  TensorTypeSpec spec;
-  spec.kind = ValueKind::SymInt;
-  spec.dtype = DType::Int64;
-  return spec;
-}
 
 std::string errorOf(const std::function<void()> &f) {
   try {
@@ -71,14 +26,7 @@ std::string errorOf(const std::function<void()> &f) {
 class RunGraph : public ::testing::Test {
 protected:
   void SetUp() override {
-    if (atenEval() == nullptr)
-      {
-#if TICO_WITH_LIBTORCH
-      FAIL() << "the LibTorch evaluator backend was not built or cannot be loaded";
-#else
-      GTEST_SKIP() << "built with TICO_WITH_LIBTORCH=OFF";
-#endif
-    }
+    TICO_REQUIRE_ATEN_EVAL();
   }
   std::vector<EvalValue> run(const std::vector<std::shared_ptr<const TensorData>> &inputs) {
     return runGraph(g, *atenEval()->evaluator, inputs);
