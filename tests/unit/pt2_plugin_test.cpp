@@ -12,13 +12,13 @@ TEST(Pt2Plugin, RegistersThePt2Frontend) {
   tico::PluginSet plugins; // outlives the registry, whose entries hold code from the library
   tico::Registry registry;
   const tico::LoadedPlugin &plugin = plugins.load(library, registry);
-  EXPECT_EQ(plugin.name, "tico-pt2");
+  EXPECT_EQ(plugin.name, "pt2-frontend");
 
   const auto *frontend = registry.findFrontend("pt2");
   ASSERT_NE(frontend, nullptr);
   EXPECT_EQ(frontend->spec.summary, "torch.export archives (.pt2)");
   EXPECT_EQ(frontend->spec.extensions, std::vector<std::string>{".pt2"});
-  EXPECT_EQ(frontend->from.plugin, "tico-pt2");
+  EXPECT_EQ(frontend->from.plugin, "pt2-frontend");
   EXPECT_FALSE(frontend->spec.sniff(writeScratch("notes.txt", "not an archive")));
 
   if (!std::filesystem::exists(fixtureDir() / "fixtures.json"))

@@ -7,4 +7,4 @@ namespace {
 void registerPt2(tico::Registrar &registrar) { registrar.addFrontend(tico::pt2::pt2FrontendSpec()); }
 } // namespace
 
-TICO_PLUGIN("tico-pt2", "0.1.0", "Apache-2.0", registerPt2)
+TICO_PLUGIN("pt2-frontend", "0.1.0", "Apache-2.0", registerPt2)
