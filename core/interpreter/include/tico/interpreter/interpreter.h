@@ -1,0 +1,66 @@
+// The built-in Circle interpreter: runs a CircleModel on the CPU without the target NPU.
+//
+// It executes every operator the converter emits (Circle extension ops RMS_NORM, ROPE,
+// ATTENTION and INSTANCE_NORM included), models with several subgraphs (IF, WHILE), and
+// dynamic dimensions (shape_signature -1, bound from the actual input sizes), for float32,
+// int32, int64 and bool tensors (and the other dtypes where a kernel supports them).
+#pragma once
+
+#include "tico/circle/model.h"
+#include "tico/ir/tensor_data.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tico {
+
+// Signature of one subgraph input or output, as the model declares it (-1 = dynamic).
+struct CircleTensorInfo {
+  std::string name;
+  DType dtype = DType::Unknown;
+  std::vector<int64_t> shape; // shape_signature when present, else shape
+};
+
+class CircleInterpreter {
+public:
+  // Checks every operator against the kernels it has; throws tico::Error listing all
+  // unsupported operators (op name, count) at once.
+  explicit CircleInterpreter(std::shared_ptr<const CircleModel> model);
+  ~CircleInterpreter();
+  CircleInterpreter(CircleInterpreter &&) noexcept;
+  CircleInterpreter &operator=(CircleInterpreter &&) noexcept;
+
+  std::vector<CircleTensorInfo> inputs(uint32_t subgraph = 0) const;
+  std::vector<CircleTensorInfo> outputs(uint32_t subgraph = 0) const;
+
+  // Runs a subgraph. Inputs are given in the subgraph's input order; their count, dtype, rank
+  // and static dimensions are checked with errors that name the input. Returns the outputs in
+  // order, as owned contiguous tensors. Thread-compatible: one run at a time per instance.
+  std::vector<std::shared_ptr<const TensorData>>
+  run(const std::vector<std::shared_ptr<const TensorData>> &inputs, uint32_t subgraph = 0) const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The original converter's CircleModel convenience API: load, save, call.
+class RunnableCircleModel {
+public:
+  static RunnableCircleModel load(const std::string &path);
+  explicit RunnableCircleModel(CircleModel model);
+
+  void save(const std::string &path) const; // atomic, like every tico writer
+  std::vector<std::shared_ptr<const TensorData>>
+  run(const std::vector<std::shared_ptr<const TensorData>> &inputs) const;
+
+  const CircleModel &model() const { return *model_; }
+
+private:
+  std::shared_ptr<const CircleModel> model_;
+  std::shared_ptr<CircleInterpreter> interpreter_; // built on first run
+};
+
+} // namespace tico
