@@ -95,7 +95,7 @@ int run(int argc, char **argv) {
 
   std::string input, output, pipeline_path, emit = "circle", stop_after, passes_text;
   std::vector<std::string> extra_plugins, eval_inputs;
-  std::string output_dir;
+  std::string output_dir, graph_dump_dir;
   bool list_plugins = false, list_passes = false, list_ops = false, dump_ir = false, verbose = false,
        do_evaluate = false, verify_each = false, time_passes = false;
 
@@ -118,6 +118,9 @@ int run(int argc, char **argv) {
       ->check(CLI::IsMember({"frontend"}));
   app.add_option("--input", eval_inputs, "with --evaluate: an input .npy file (repeat in input order)");
   app.add_option("--output-dir", output_dir, "with --evaluate: directory for out0.npy, out1.npy, ...");
+  app.add_option("--dump-graphs", graph_dump_dir,
+                 "write Graphviz pictures of the graph after the frontend and each stage into this folder "
+                 "(TICO_GRAPH_DUMP=1 does the same into .tico_tmp/session_<timestamp>)");
   app.add_flag("-v,--verbose", verbose, "debug logging (same as TICO_LOG=4)");
 
   try {
@@ -184,6 +187,16 @@ int run(int argc, char **argv) {
     options.dump_ir = [](const std::string &title, const std::string &ir) {
       std::cout << "// ----- IR " << title << "\n" << ir << std::flush;
     };
+  if (graph_dump_dir.empty()) {
+    const char *env = std::getenv("TICO_GRAPH_DUMP");
+    if (env && *env && std::string(env) != "0")
+      graph_dump_dir = tico::run::defaultGraphDumpDir();
+  }
+  std::shared_ptr<tico::run::GraphDumper> dumper;
+  if (!graph_dump_dir.empty()) {
+    dumper = std::make_shared<tico::run::GraphDumper>(graph_dump_dir);
+    options.on_stage = [dumper](const std::string &title, const tico::Graph &g) { dumper->dump(title, g); };
+  }
   if (fs::path(input).extension() == ".tir") {
     tico::ParseOptions parse_options;
     parse_options.file_name = input;

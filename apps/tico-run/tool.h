@@ -20,4 +20,19 @@ struct EvaluateRequest {
 // Runs `graph` with the registered evaluator and writes out<i>.npy files.
 void evaluate(const Registry &registry, const Graph &graph, const EvaluateRequest &request);
 
+// .tico_tmp/session_<timestamp>, the default folder for graph pictures.
+std::string defaultGraphDumpDir();
+
+// Writes one Graphviz picture per pipeline step into a folder.
+class GraphDumper {
+public:
+  explicit GraphDumper(std::string dir);
+  void dump(const std::string &title, const Graph &graph);
+
+private:
+  std::string dir_;
+  std::string dot_; // path of Graphviz's dot, empty when not installed
+  int index_ = 0;
+};
+
 } // namespace tico::run

@@ -172,6 +172,8 @@ ConversionResult convert(const Registry &registry, const Manifest &manifest, con
     graph->verify();
   if (options.dump_ir)
     options.dump_ir("after frontend", printGraph(*graph));
+  if (options.on_stage)
+    options.on_stage("frontend", *graph);
 
   DriverInstrumentation instrumentation(options.time_passes ? &result.pass_timings : nullptr);
   if (!options.stop_after_frontend) {
@@ -188,6 +190,8 @@ ConversionResult convert(const Registry &registry, const Manifest &manifest, con
       TICO_INFO << "stage '" << stage.name << "' " << (changed ? "changed the graph" : "made no change");
       if (options.dump_ir)
         options.dump_ir("after stage " + stage.name, printGraph(*graph));
+      if (options.on_stage)
+        options.on_stage("stage " + stage.name, *graph);
     }
   }
   if (options.stop_before_lowering || options.stop_after_frontend) {

@@ -20,6 +20,8 @@ struct ConversionOptions {
   std::string output_path; // empty: do not write
   // Print the IR after the frontend and after each stage to this stream callback.
   std::function<void(const std::string &title, const std::string &ir)> dump_ir;
+  // Called with the graph after the frontend and after each ATen-level stage (graph pictures).
+  std::function<void(const std::string &title, const Graph &graph)> on_stage;
   // Verify the graph after every pass (also switched on by the manifest's verify_each).
   bool verify_each = false;
   // Stop after the ATen-level stages and do not serialize (used by --evaluate).
