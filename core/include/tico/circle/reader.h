@@ -17,6 +17,10 @@ namespace tico {
 struct CircleReadOptions {
   // Run the FlatBuffers verifier before touching the data (keep on for untrusted files).
   bool verify = true;
+  // Reject models whose operator-code, tensor, buffer or subgraph indices point nowhere (the
+  // index rules of tico/circle/verify.h). Turned off only by tools that report such problems
+  // themselves (tico-circle verify); payload ranges are always checked.
+  bool check_indices = true;
 };
 
 // Throws tico::Error naming the file and the problem for anything that is not a well-formed

@@ -1,0 +1,65 @@
+// tico-circle run: execute a model with the built-in interpreter on .npy inputs.
+//
+// Outputs go to <output-dir>/out0.npy, out1.npy, ... in the subgraph's output order. Every
+// output is computed before the first file is written, and each file is written atomically,
+// so a failed run leaves no partial file behind.
+#include "tool.h"
+
+#include "tico/circle/verify.h"
+#include "tico/eval/npy.h"
+#include "tico/interpreter/interpreter.h"
+#include "tico/support/error.h"
+
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+namespace tico::circle_tool {
+namespace {
+
+struct RunRequest {
+  std::string input, output_dir;
+  std::vector<std::string> inputs;
+  uint32_t subgraph = 0;
+};
+
+int runModel(const RunRequest &request) {
+  auto model = std::make_shared<CircleModel>(loadModel(request.input));
+  // The interpreter relies on a consistent model (defined inputs, matching control-flow
+  // interfaces); refuse a broken one with the verifier's findings instead of misbehaving.
+  checkCircleModel(*model, "'" + request.input + "'");
+  if (request.subgraph >= model->subgraphs.size())
+    throw Error("--subgraph " + std::to_string(request.subgraph) + " out of range (the model has " +
+                std::to_string(model->subgraphs.size()) + " subgraphs)");
+  const CircleInterpreter interpreter(model);
+  const auto expected = interpreter.inputs(request.subgraph);
+  if (request.inputs.size() != expected.size())
+    throw Error("the model takes " + std::to_string(expected.size()) + " inputs but " +
+                std::to_string(request.inputs.size()) + " --input files were given");
+  std::vector<std::shared_ptr<const TensorData>> inputs;
+  for (const auto &path : request.inputs)
+    inputs.push_back(readNpy(path));
+  const auto outputs = interpreter.run(inputs, request.subgraph);
+
+  std::error_code ec;
+  std::filesystem::create_directories(request.output_dir, ec);
+  if (ec)
+    throw Error("cannot create output directory '" + request.output_dir + "': " + ec.message());
+  for (std::size_t i = 0; i < outputs.size(); ++i)
+    writeNpy((std::filesystem::path(request.output_dir) / ("out" + std::to_string(i) + ".npy")).string(), *outputs[i]);
+  std::cerr << "tico-circle run: wrote " << outputs.size() << " outputs to " << request.output_dir << "\n";
+  return kOk;
+}
+
+} // namespace
+
+Action addRun(CLI::App &app) {
+  auto request = std::make_shared<RunRequest>();
+  app.add_option("model", request->input, "Circle file")->required();
+  app.add_option("--input", request->inputs, "an input .npy file (repeat in the model's input order)");
+  app.add_option("--output-dir", request->output_dir, "directory for out0.npy, out1.npy, ...")->required();
+  app.add_option("--subgraph", request->subgraph, "run this subgraph instead of subgraph 0");
+  return [request] { return runModel(*request); };
+}
+
+} // namespace tico::circle_tool
