@@ -60,7 +60,9 @@ public:
 
 private:
   std::shared_ptr<const CircleModel> model_;
-  std::shared_ptr<CircleInterpreter> interpreter_; // built on first run
+  // Built on the first run (which checks the model); mutable because run() is const. Like
+  // CircleInterpreter, one run at a time per object.
+  mutable std::shared_ptr<CircleInterpreter> interpreter_;
 };
 
 } // namespace tico

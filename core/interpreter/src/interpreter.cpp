@@ -1,0 +1,321 @@
+// CircleInterpreter: checks a model once (kernels, indices, dataflow, constants), then runs
+// subgraphs by calling one kernel per operator in model order.
+#include "tico/interpreter/interpreter.h"
+
+#include "kernel.h"
+#include "model_check.h"
+
+#include "tico/support/error.h"
+
+#include <map>
+
+namespace tico {
+
+using interp::Shape;
+using interp::Tensor;
+
+namespace {
+
+struct CompiledOp {
+  const CircleOperator *op = nullptr;
+  const interp::KernelInfo *kernel = nullptr;
+  std::string name;
+  std::vector<int32_t> release; // tensors whose last reader is this operator
+};
+
+struct CompiledSubgraph {
+  const CircleSubGraph *graph = nullptr;
+  std::vector<Tensor> constants; // by tensor index; undefined for non-constants
+  std::vector<CompiledOp> ops;
+  std::vector<Shape> declared;   // shape_signature (or shape) per tensor, -1 = dynamic
+};
+
+Shape declaredShape(const CircleTensor &tensor) {
+  const auto &dims = tensor.shape_signature.empty() ? tensor.shape : tensor.shape_signature;
+  return Shape(dims.begin(), dims.end());
+}
+
+std::string tensorLabel(const CircleSubGraph &graph, int32_t index) {
+  const std::string &name = graph.tensors[static_cast<std::size_t>(index)].name;
+  return name.empty() ? "tensor #" + std::to_string(index) : "'" + name + "'";
+}
+
+// Constant payloads become views (copied only when the buffer is a non-contiguous view, e.g. a
+// permuted weight straight from the serializer).
+Tensor constantTensor(const CircleModel &model, const CircleSubGraph &graph, std::size_t index) {
+  const CircleTensor &tensor = graph.tensors[index];
+  const auto &data = model.buffers[tensor.buffer].data;
+  const DType dtype = fromCircleType(tensor.type);
+  Shape shape(tensor.shape.begin(), tensor.shape.end());
+  const std::size_t expected = static_cast<std::size_t>(interp::numElements(shape)) * elementSize(dtype);
+  if (data->nbytes() != expected)
+    throw Error("constant tensor " + tensorLabel(graph, static_cast<int32_t>(index)) + " (" +
+                interp::dtypeString(dtype) + interp::shapeString(shape) + ") needs " + std::to_string(expected) +
+                " bytes but buffer " + std::to_string(tensor.buffer) + " holds " + std::to_string(data->nbytes()));
+  if (data->isContiguous())
+    return interp::view(dtype, std::move(shape), data->data(), data);
+  Tensor copy = interp::allocate(dtype, std::move(shape));
+  data->copyContiguousTo(copy.data);
+  return copy;
+}
+
+} // namespace
+
+struct CircleInterpreter::Impl final : interp::SubgraphRunner {
+  std::shared_ptr<const CircleModel> model;
+  std::vector<CompiledSubgraph> subgraphs;
+
+  explicit Impl(std::shared_ptr<const CircleModel> m);
+  std::vector<Tensor> runSubgraph(uint32_t index, std::vector<Tensor> inputs) const override;
+  std::size_t subgraphCount() const override { return subgraphs.size(); }
+  void checkInputs(uint32_t index, const std::vector<std::shared_ptr<const TensorData>> &inputs) const;
+};
+
+CircleInterpreter::Impl::Impl(std::shared_ptr<const CircleModel> m) : model(std::move(m)) {
+  if (!model)
+    throw Error("interpreter: no model");
+  interp::checkModelStructure(*model);
+  interp::checkOperatorSupport(*model);
+
+  const interp::KernelTable &kernels = interp::kernelTable();
+  subgraphs.resize(model->subgraphs.size());
+  for (std::size_t s = 0; s < model->subgraphs.size(); ++s) {
+    const CircleSubGraph &graph = model->subgraphs[s];
+    CompiledSubgraph &compiled = subgraphs[s];
+    compiled.graph = &graph;
+    compiled.constants.resize(graph.tensors.size());
+    compiled.declared.resize(graph.tensors.size());
+    for (std::size_t t = 0; t < graph.tensors.size(); ++t) {
+      compiled.declared[t] = declaredShape(graph.tensors[t]);
+      if (interp::isConstant(*model, graph.tensors[t]))
+        compiled.constants[t] = constantTensor(*model, graph, t);
+    }
+
+    // Last reader of every computed tensor, so intermediates are freed as early as possible.
+    std::vector<int64_t> last_use(graph.tensors.size(), -1);
+    for (std::size_t o = 0; o < graph.operators.size(); ++o)
+      for (int32_t input : graph.operators[o].inputs)
+        if (input >= 0)
+          last_use[static_cast<std::size_t>(input)] = static_cast<int64_t>(o);
+    for (int32_t output : graph.outputs)
+      last_use[static_cast<std::size_t>(output)] = static_cast<int64_t>(graph.operators.size());
+
+    compiled.ops.resize(graph.operators.size());
+    for (std::size_t o = 0; o < graph.operators.size(); ++o) {
+      const CircleOperator &op = graph.operators[o];
+      const int32_t code = model->operator_codes[op.opcode_index].builtin_code;
+      compiled.ops[o].op = &op;
+      compiled.ops[o].kernel = kernels.find(code);
+      compiled.ops[o].name = interp::builtinName(code);
+    }
+    for (std::size_t t = 0; t < graph.tensors.size(); ++t)
+      if (last_use[t] >= 0 && last_use[t] < static_cast<int64_t>(graph.operators.size()) &&
+          !compiled.constants[t].defined())
+        compiled.ops[static_cast<std::size_t>(last_use[t])].release.push_back(static_cast<int32_t>(t));
+  }
+}
+
+std::vector<Tensor> CircleInterpreter::Impl::runSubgraph(uint32_t index, std::vector<Tensor> inputs) const {
+  // IF/WHILE nest subgraph runs; a model whose subgraphs call each other without end must fail
+  // with a message, not overflow the stack.
+  constexpr int kMaxDepth = 64;
+  thread_local int depth = 0;
+  if (depth >= kMaxDepth)
+    throw Error("subgraphs nest more than " + std::to_string(kMaxDepth) +
+                " levels deep (does a subgraph call itself through IF/WHILE?)");
+  struct DepthGuard {
+    int &d;
+    explicit DepthGuard(int &value) : d(value) { ++d; }
+    ~DepthGuard() { --d; }
+  } guard(depth);
+  if (index >= subgraphs.size())
+    throw Error("subgraph " + std::to_string(index) + " does not exist (the model has " +
+                std::to_string(subgraphs.size()) + ")");
+  const CompiledSubgraph &compiled = subgraphs[index];
+  const CircleSubGraph &graph = *compiled.graph;
+  if (inputs.size() != graph.inputs.size())
+    throw Error("subgraph " + std::to_string(index) + " takes " + std::to_string(graph.inputs.size()) +
+                " inputs, got " + std::to_string(inputs.size()));
+
+  std::vector<Tensor> values(graph.tensors.size());
+  std::vector<const Tensor *> slot(graph.tensors.size(), nullptr);
+  for (std::size_t t = 0; t < graph.tensors.size(); ++t)
+    if (compiled.constants[t].defined())
+      slot[t] = &compiled.constants[t];
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const auto t = static_cast<std::size_t>(graph.inputs[i]);
+    values[t] = std::move(inputs[i]);
+    slot[t] = &values[t];
+  }
+
+  std::vector<Tensor> outputs;
+  for (std::size_t o = 0; o < compiled.ops.size(); ++o) {
+    const CompiledOp &step = compiled.ops[o];
+    const CircleOperator &op = *step.op;
+    std::vector<const Tensor *> args(op.inputs.size(), nullptr);
+    for (std::size_t i = 0; i < op.inputs.size(); ++i)
+      if (op.inputs[i] >= 0)
+        args[i] = slot[static_cast<std::size_t>(op.inputs[i])];
+    outputs.assign(op.outputs.size(), Tensor{});
+
+    auto context = [&] {
+      std::string where = "operator #" + std::to_string(o) + " (" + step.name + ")";
+      if (subgraphs.size() > 1)
+        where += " in subgraph " + std::to_string(index);
+      if (!op.outputs.empty())
+        where += " -> " + tensorLabel(graph, op.outputs[0]);
+      return where;
+    };
+    interp::OpSignature signature(*model, graph, op);
+    try {
+      interp::KernelContext kernel_context(signature, std::move(args), outputs, *this);
+      step.kernel->run(kernel_context);
+    } catch (const Error &error) {
+      throw Error(context() + ": " + error.what());
+    } catch (const std::bad_alloc &) {
+      throw Error(context() + ": out of memory");
+    } catch (const std::exception &error) { // e.g. std::out_of_range from a malformed operator
+      throw Error(context() + ": " + error.what());
+    }
+
+    for (std::size_t k = 0; k < op.outputs.size(); ++k) {
+      const auto t = static_cast<std::size_t>(op.outputs[k]);
+      Tensor &out = outputs[k];
+      const DType declared_type = fromCircleType(graph.tensors[t].type);
+      if (!out.defined())
+        throw Error(context() + ": the kernel produced no output " + std::to_string(k));
+      if (out.dtype != declared_type)
+        throw Error(context() + ": output " + tensorLabel(graph, op.outputs[k]) + " is " +
+                    interp::dtypeString(out.dtype) + " but the model declares " + interp::dtypeString(declared_type));
+      const Shape &declared = compiled.declared[t];
+      // A declared rank-0 shape may also mean "unknown" in files from other tools: only
+      // tensors declared with a rank are checked.
+      if (!declared.empty()) {
+        bool matches = declared.size() == out.shape.size();
+        for (std::size_t d = 0; matches && d < declared.size(); ++d)
+          matches = declared[d] < 0 || declared[d] == out.shape[d];
+        if (!matches)
+          throw Error(context() + ": computed shape " + interp::shapeString(out.shape) + " of output " +
+                      tensorLabel(graph, op.outputs[k]) + " does not match the declared " +
+                      interp::shapeString(declared));
+      }
+      values[t] = std::move(out);
+      slot[t] = &values[t];
+    }
+    for (int32_t t : step.release) {
+      values[static_cast<std::size_t>(t)] = Tensor{};
+      slot[static_cast<std::size_t>(t)] = nullptr;
+    }
+  }
+
+  std::vector<Tensor> results;
+  results.reserve(graph.outputs.size());
+  for (int32_t t : graph.outputs) {
+    const Tensor *value = slot[static_cast<std::size_t>(t)];
+    if (value == nullptr || !value->defined())
+      throw Error("subgraph " + std::to_string(index) + " output " + tensorLabel(graph, t) + " was never computed");
+    results.push_back(*value);
+  }
+  return results;
+}
+
+void CircleInterpreter::Impl::checkInputs(uint32_t index,
+                                          const std::vector<std::shared_ptr<const TensorData>> &inputs) const {
+  if (index >= subgraphs.size())
+    throw Error("subgraph " + std::to_string(index) + " does not exist (the model has " +
+                std::to_string(subgraphs.size()) + ")");
+  const CircleSubGraph &graph = *subgraphs[index].graph;
+  if (inputs.size() != graph.inputs.size())
+    throw Error("the model takes " + std::to_string(graph.inputs.size()) + " input" +
+                (graph.inputs.size() == 1 ? "" : "s") + ", got " + std::to_string(inputs.size()));
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const CircleTensor &tensor = graph.tensors[static_cast<std::size_t>(graph.inputs[i])];
+    const std::string label = "input " + std::to_string(i) + " '" + tensor.name + "'";
+    if (!inputs[i])
+      throw Error(label + " is null");
+    const TensorData &given = *inputs[i];
+    const DType expected = fromCircleType(tensor.type);
+    if (given.dtype != expected)
+      throw Error(label + ": dtype " + interp::dtypeString(given.dtype) + " given, the model expects " +
+                  interp::dtypeString(expected));
+    const Shape declared = subgraphs[index].declared[static_cast<std::size_t>(graph.inputs[i])];
+    if (given.sizes.size() != declared.size())
+      throw Error(label + ": rank " + std::to_string(given.sizes.size()) + " given (shape " +
+                  interp::shapeString(given.sizes) + "), the model expects rank " + std::to_string(declared.size()) +
+                  " (shape " + interp::shapeString(declared) + ")");
+    for (std::size_t d = 0; d < declared.size(); ++d) {
+      if (given.sizes[d] < 0)
+        throw Error(label + ": negative dimension in shape " + interp::shapeString(given.sizes));
+      if (declared[d] >= 0 && given.sizes[d] != declared[d])
+        throw Error(label + ": dimension " + std::to_string(d) + " is " + std::to_string(given.sizes[d]) +
+                    ", the model expects " + std::to_string(declared[d]) + " (shape " +
+                    interp::shapeString(declared) + ", given " + interp::shapeString(given.sizes) + ")");
+    }
+    given.checkBounds();
+  }
+}
+
+CircleInterpreter::CircleInterpreter(std::shared_ptr<const CircleModel> model)
+    : impl_(std::make_unique<Impl>(std::move(model))) {}
+CircleInterpreter::~CircleInterpreter() = default;
+CircleInterpreter::CircleInterpreter(CircleInterpreter &&) noexcept = default;
+CircleInterpreter &CircleInterpreter::operator=(CircleInterpreter &&) noexcept = default;
+
+namespace {
+
+std::vector<CircleTensorInfo> interfaceInfo(const CircleModel &model, uint32_t subgraph,
+                                            const std::vector<int32_t> CircleSubGraph::*which) {
+  if (subgraph >= model.subgraphs.size())
+    throw Error("subgraph " + std::to_string(subgraph) + " does not exist (the model has " +
+                std::to_string(model.subgraphs.size()) + ")");
+  const CircleSubGraph &graph = model.subgraphs[subgraph];
+  std::vector<CircleTensorInfo> out;
+  for (int32_t index : graph.*which) {
+    const CircleTensor &tensor = graph.tensors[static_cast<std::size_t>(index)];
+    out.push_back({tensor.name, fromCircleType(tensor.type), declaredShape(tensor)});
+  }
+  return out;
+}
+
+} // namespace
+
+std::vector<CircleTensorInfo> CircleInterpreter::inputs(uint32_t subgraph) const {
+  return interfaceInfo(*impl_->model, subgraph, &CircleSubGraph::inputs);
+}
+
+std::vector<CircleTensorInfo> CircleInterpreter::outputs(uint32_t subgraph) const {
+  return interfaceInfo(*impl_->model, subgraph, &CircleSubGraph::outputs);
+}
+
+std::vector<std::shared_ptr<const TensorData>>
+CircleInterpreter::run(const std::vector<std::shared_ptr<const TensorData>> &inputs, uint32_t subgraph) const {
+  impl_->checkInputs(subgraph, inputs);
+  std::vector<Tensor> tensors;
+  tensors.reserve(inputs.size());
+  for (const auto &input : inputs) {
+    if (input->isContiguous()) {
+      tensors.push_back(interp::view(input->dtype, input->sizes, input->data(), input));
+    } else {
+      Tensor copy = interp::allocate(input->dtype, input->sizes);
+      input->copyContiguousTo(copy.data);
+      tensors.push_back(std::move(copy));
+    }
+  }
+  std::vector<Tensor> results = impl_->runSubgraph(subgraph, std::move(tensors));
+
+  std::vector<std::shared_ptr<const TensorData>> outputs;
+  outputs.reserve(results.size());
+  for (Tensor &result : results) {
+    auto data = std::make_shared<TensorData>();
+    data->dtype = result.dtype;
+    data->sizes = result.shape;
+    data->strides = TensorData::contiguousStrides(result.shape);
+    data->storage = result.data != nullptr
+                        ? Storage::fromExternal(result.data, result.nbytes(), result.owner)
+                        : Storage::fromBytes({});
+    outputs.push_back(std::move(data));
+  }
+  return outputs;
+}
+
+} // namespace tico

@@ -1,0 +1,135 @@
+#include "kernel.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace tico::interp {
+
+const CircleTensor &OpSignature::inputTensor(std::size_t i) const {
+  if (!hasInput(i))
+    throw Error("input " + std::to_string(i) + " is missing");
+  return graph_.tensors.at(static_cast<std::size_t>(op_.inputs[i]));
+}
+
+const CircleTensor &OpSignature::outputTensor(std::size_t i) const {
+  return graph_.tensors.at(static_cast<std::size_t>(op_.outputs.at(i)));
+}
+
+DType OpSignature::inputType(std::size_t i) const {
+  return hasInput(i) ? fromCircleType(inputTensor(i).type) : DType::Unknown;
+}
+
+DType OpSignature::outputType(std::size_t i) const { return fromCircleType(outputTensor(i).type); }
+
+const Tensor &KernelContext::input(std::size_t i) const {
+  if (!present(i))
+    throw Error("input " + std::to_string(i) + " is required but " +
+                (i < inputs_.size() ? "omitted (-1)" : "not given (" + std::to_string(inputs_.size()) + " inputs)"));
+  return *inputs_[i];
+}
+
+Tensor &KernelContext::allocateOutput(std::size_t i, Shape shape) {
+  return allocateOutput(i, outputType(i), std::move(shape));
+}
+
+Tensor &KernelContext::allocateOutput(std::size_t i, DType dtype, Shape shape) {
+  check(i < outputs_.size(), "output " + std::to_string(i) + " is not declared (" +
+                                 std::to_string(outputs_.size()) + " outputs)");
+  outputs_[i] = allocate(dtype, std::move(shape));
+  return outputs_[i];
+}
+
+void KernelContext::setOutput(std::size_t i, Tensor tensor) {
+  check(i < outputs_.size(), "output " + std::to_string(i) + " is not declared (" +
+                                 std::to_string(outputs_.size()) + " outputs)");
+  outputs_[i] = std::move(tensor);
+}
+
+void KernelTable::add(circle::BuiltinOperator op, RunFn run, CheckFn check) {
+  const int32_t code = static_cast<int32_t>(op);
+  auto it = std::lower_bound(entries_.begin(), entries_.end(), code,
+                             [](const auto &entry, int32_t c) { return entry.first < c; });
+  if (it != entries_.end() && it->first == code)
+    throw Error("interpreter: two kernels registered for " + builtinName(code));
+  entries_.insert(it, {code, KernelInfo{run, check}});
+}
+
+const KernelInfo *KernelTable::find(int32_t code) const {
+  auto it = std::lower_bound(entries_.begin(), entries_.end(), code,
+                             [](const auto &entry, int32_t c) { return entry.first < c; });
+  return it != entries_.end() && it->first == code ? &it->second : nullptr;
+}
+
+std::vector<int32_t> KernelTable::codes() const {
+  std::vector<int32_t> out;
+  for (const auto &entry : entries_)
+    out.push_back(entry.first);
+  return out;
+}
+
+std::string builtinName(int32_t code) {
+  const char *name = circle::EnumNameBuiltinOperator(static_cast<circle::BuiltinOperator>(code));
+  return name != nullptr && *name != '\0' ? name : "BUILTIN(" + std::to_string(code) + ")";
+}
+
+std::string requireInputType(const OpSignature &op, std::size_t i, std::initializer_list<DType> allowed) {
+  if (!op.hasInput(i))
+    return "";
+  const DType type = op.inputType(i);
+  if (std::find(allowed.begin(), allowed.end(), type) != allowed.end())
+    return "";
+  std::string list;
+  for (DType t : allowed)
+    list += (list.empty() ? "" : ", ") + dtypeString(t);
+  return "input " + std::to_string(i) + " is " + dtypeString(type) + " (supported: " + list + ")";
+}
+
+int64_t normalizeAxis(int64_t axis, int64_t rank, std::string_view what) {
+  const int64_t normalized = axis < 0 ? axis + rank : axis;
+  if (normalized < 0 || normalized >= std::max<int64_t>(rank, 1) || (rank == 0 && normalized != 0))
+    throw Error(std::string(what) + " " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+  return normalized;
+}
+
+Shape broadcastShapes(const Shape &a, const Shape &b) {
+  const std::size_t rank = std::max(a.size(), b.size());
+  Shape out(rank);
+  for (std::size_t i = 0; i < rank; ++i) {
+    const int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    const int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (da != db && da != 1 && db != 1)
+      throw Error("shapes " + shapeString(a) + " and " + shapeString(b) + " cannot be broadcast together");
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+bool activationRange(circle::ActivationFunctionType activation, float &low, float &high) {
+  low = -INFINITY;
+  high = INFINITY;
+  switch (activation) {
+  case circle::ActivationFunctionType::NONE: return true;
+  case circle::ActivationFunctionType::RELU: low = 0.0f; return true;
+  case circle::ActivationFunctionType::RELU6: low = 0.0f; high = 6.0f; return true;
+  case circle::ActivationFunctionType::RELU_N1_TO_1: low = -1.0f; high = 1.0f; return true;
+  default: return false;
+  }
+}
+
+void applyActivation(float *data, int64_t count, circle::ActivationFunctionType activation) {
+  if (activation == circle::ActivationFunctionType::NONE)
+    return;
+  if (activation == circle::ActivationFunctionType::TANH) {
+    for (int64_t i = 0; i < count; ++i)
+      data[i] = std::tanh(data[i]);
+    return;
+  }
+  float low, high;
+  if (!activationRange(activation, low, high))
+    throw Error(std::string("fused activation ") + circle::EnumNameActivationFunctionType(activation) +
+                " is not supported");
+  for (int64_t i = 0; i < count; ++i)
+    data[i] = std::min(std::max(data[i], low), high);
+}
+
+} // namespace tico::interp

@@ -1,0 +1,131 @@
+// The kernel interface: what a kernel sees of the operator it executes, and the registry that
+// maps Circle builtin codes to kernels.
+//
+// A kernel is a plain function. It reads its inputs, computes the output shapes from the
+// actual input shapes (never from the model's static `shape`, so dynamic dimensions just
+// work), allocates its outputs and fills them. Problems are reported by throwing tico::Error
+// with a message about the operator's own terms ("filter has 3 channels, input has 4"); the
+// interpreter prefixes the operator index, op name and output tensor.
+#pragma once
+
+#include "tensor.h"
+
+#include "tico/circle/model.h"
+#include "tico/support/error.h"
+
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tico::interp {
+
+// Runs another subgraph of the model (IF / WHILE bodies).
+class SubgraphRunner {
+public:
+  virtual ~SubgraphRunner() = default;
+  virtual std::vector<Tensor> runSubgraph(uint32_t index, std::vector<Tensor> inputs) const = 0;
+  virtual std::size_t subgraphCount() const = 0;
+};
+
+// The declared (model-level) view of one operator: what the construction-time checks see.
+class OpSignature {
+public:
+  OpSignature(const CircleModel &model, const CircleSubGraph &graph, const CircleOperator &op)
+      : model_(model), graph_(graph), op_(op) {}
+
+  std::size_t inputCount() const { return op_.inputs.size(); }
+  std::size_t outputCount() const { return op_.outputs.size(); }
+  bool hasInput(std::size_t i) const { return i < op_.inputs.size() && op_.inputs[i] >= 0; }
+  const CircleTensor &inputTensor(std::size_t i) const;
+  const CircleTensor &outputTensor(std::size_t i) const;
+  DType inputType(std::size_t i) const; // Unknown when the input is absent
+  DType outputType(std::size_t i) const;
+  const CircleOperator &op() const { return op_; }
+  const CircleModel &model() const { return model_; }
+
+  // Options of type T (the FlatBuffers object-API table); T's defaults when the operator has
+  // none or another table.
+  template <typename T> const T &options() const {
+    if (op_.builtin_options.type == circle::BuiltinOptionsUnionTraits<T>::enum_value &&
+        op_.builtin_options.value != nullptr)
+      return *static_cast<const T *>(op_.builtin_options.value);
+    static const T defaults{};
+    return defaults;
+  }
+
+private:
+  const CircleModel &model_;
+  const CircleSubGraph &graph_;
+  const CircleOperator &op_;
+};
+
+class KernelContext : public OpSignature {
+public:
+  KernelContext(const OpSignature &signature, std::vector<const Tensor *> inputs,
+                std::vector<Tensor> &outputs, const SubgraphRunner &runner)
+      : OpSignature(signature), inputs_(std::move(inputs)), outputs_(outputs), runner_(runner) {}
+
+  bool present(std::size_t i) const { return i < inputs_.size() && inputs_[i] != nullptr; }
+  // The input's tensor; throws when the operator omits it (-1) or has fewer inputs.
+  const Tensor &input(std::size_t i) const;
+  // Allocates output `i` with its declared dtype.
+  Tensor &allocateOutput(std::size_t i, Shape shape);
+  Tensor &allocateOutput(std::size_t i, DType dtype, Shape shape);
+  void setOutput(std::size_t i, Tensor tensor);
+  const SubgraphRunner &runner() const { return runner_; }
+
+private:
+  std::vector<const Tensor *> inputs_;
+  std::vector<Tensor> &outputs_;
+  const SubgraphRunner &runner_;
+};
+
+using RunFn = void (*)(KernelContext &);
+// Construction-time check on declared dtypes/options: "" when supported, else the reason.
+using CheckFn = std::string (*)(const OpSignature &);
+
+struct KernelInfo {
+  RunFn run = nullptr;
+  CheckFn check = nullptr;
+};
+
+class KernelTable {
+public:
+  void add(circle::BuiltinOperator op, RunFn run, CheckFn check = nullptr);
+  const KernelInfo *find(int32_t builtin_code) const;
+  std::vector<int32_t> codes() const;
+
+private:
+  std::vector<std::pair<int32_t, KernelInfo>> entries_;
+};
+
+// Every kernel of the interpreter (built once, immutable afterwards).
+const KernelTable &kernelTable();
+
+// "ADD", "RMS_NORM", or "BUILTIN(<code>)" for codes our schema does not name.
+std::string builtinName(int32_t code);
+
+// ---- helpers shared by the kernels -------------------------------------------------------
+
+// "" when input `i` is declared with one of `allowed`, else "input i is <dtype>; supported: ...".
+std::string requireInputType(const OpSignature &op, std::size_t i, std::initializer_list<DType> allowed);
+
+// Throws tico::Error when `condition` is false; for shape and argument checks in kernels.
+inline void check(bool condition, const std::string &message) {
+  if (!condition)
+    throw Error(message);
+}
+
+// Normalises a possibly negative axis against `rank`; throws when out of range.
+int64_t normalizeAxis(int64_t axis, int64_t rank, std::string_view what = "axis");
+
+// NumPy broadcasting of two shapes; throws naming both shapes when incompatible.
+Shape broadcastShapes(const Shape &a, const Shape &b);
+
+// Applies a fused activation in place (float32 data); throws for SIGN_BIT and unknown values.
+void applyActivation(float *data, int64_t count, circle::ActivationFunctionType activation);
+// The [min, max] clamp range of a fused activation that is a clamp (NONE/RELU/RELU6/N1_TO_1).
+bool activationRange(circle::ActivationFunctionType activation, float &low, float &high);
+
+} // namespace tico::interp

@@ -1,0 +1,65 @@
+// FULLY_CONNECTED: out = input . weights^T + bias, weights [units, in] as nn.Linear stores them.
+//
+// The input is read as [rows, in] (any shape whose element count divides by `in`, as TFLite
+// does); keep_num_dims keeps its leading dims ([..., units]), otherwise the output is
+// [rows, units]. The bias is optional (-1).
+#include "gemm.h"
+#include "kernels/registrations.h"
+
+namespace tico::interp {
+namespace {
+
+void runFullyConnected(KernelContext &ctx) {
+  const auto &options = ctx.options<circle::FullyConnectedOptionsT>();
+  check(options.weights_format == circle::FullyConnectedOptionsWeightsFormat::DEFAULT,
+        std::string("weights format ") + circle::EnumNameFullyConnectedOptionsWeightsFormat(options.weights_format) +
+            " is not supported");
+  const Tensor &input = ctx.input(0);
+  const Tensor &weights = ctx.input(1);
+  check(input.dtype == DType::Float32 && weights.dtype == DType::Float32,
+        "input and weights must be float32, got " + dtypeString(input.dtype) + " and " + dtypeString(weights.dtype));
+  check(weights.rank() == 2, "weights must be 2-D [units, in], got shape " + shapeString(weights.shape));
+  const int64_t units = weights.dim(0);
+  const int64_t depth = weights.dim(1);
+  const int64_t total = input.numel();
+  check(depth > 0 ? total % depth == 0 : total == 0,
+        "input shape " + shapeString(input.shape) + " does not divide into rows of " + std::to_string(depth) +
+            " (weights " + shapeString(weights.shape) + ")");
+  const int64_t rows = depth > 0 ? total / depth : 0;
+
+  const float *bias = nullptr;
+  if (ctx.present(2)) {
+    const Tensor &b = ctx.input(2);
+    check(b.dtype == DType::Float32, "bias must be float32, got " + dtypeString(b.dtype));
+    check(b.numel() == units, "bias has " + std::to_string(b.numel()) + " elements, weights have " +
+                                  std::to_string(units) + " units");
+    bias = b.as<float>();
+  }
+
+  Shape shape;
+  if (options.keep_num_dims) {
+    check(input.rank() >= 1 && input.shape.back() == depth,
+          "keep_num_dims needs the input's last dim (" + shapeString(input.shape) + ") to be " + std::to_string(depth));
+    shape = input.shape;
+    shape.back() = units;
+  } else {
+    shape = {rows, units};
+  }
+  Tensor &out = ctx.allocateOutput(0, DType::Float32, std::move(shape));
+  gemmNT(rows, units, depth, input.as<float>(), depth, weights.as<float>(), depth, out.mut<float>(), units, bias);
+  applyActivation(out.mut<float>(), out.numel(), options.fused_activation_function);
+}
+
+std::string checkFullyConnected(const OpSignature &op) {
+  if (auto reason = requireInputType(op, 0, {DType::Float32}); !reason.empty())
+    return reason;
+  return requireInputType(op, 1, {DType::Float32});
+}
+
+} // namespace
+
+void registerFullyConnectedKernel(KernelTable &table) {
+  table.add(circle::BuiltinOperator::FULLY_CONNECTED, runFullyConnected, checkFullyConnected);
+}
+
+} // namespace tico::interp

@@ -1,0 +1,48 @@
+#include "kernel.h"
+#include "kernels/registrations.h"
+
+namespace tico::interp {
+
+const KernelTable &kernelTable() {
+  static const KernelTable table = [] {
+    KernelTable t;
+    registerActivationKernels(t);
+    registerArgMinMaxKernels(t);
+    registerAttentionKernel(t);
+    registerBatchMatMulKernel(t);
+    registerBinaryKernels(t);
+    registerBroadcastToKernels(t);
+    registerCastKernel(t);
+    registerComparisonKernels(t);
+    registerConcatKernels(t);
+    registerControlFlowKernels(t);
+    registerConv2DKernel(t);
+    registerCumsumKernel(t);
+    registerDepthwiseConv2DKernel(t);
+    registerFillKernels(t);
+    registerFullyConnectedKernel(t);
+    registerGatherKernels(t);
+    registerInstanceNormKernel(t);
+    registerPadKernels(t);
+    registerPoolKernels(t);
+    registerQuantizeKernels(t);
+    registerReduceKernels(t);
+    registerReshapeKernels(t);
+    registerReverseKernel(t);
+    registerResizeKernels(t);
+    registerRmsNormKernel(t);
+    registerRopeKernel(t);
+    registerSelectKernels(t);
+    registerSliceKernels(t);
+    registerSoftmaxKernels(t);
+    registerSplitKernels(t);
+    registerStridedSliceKernel(t);
+    registerTransposeConvKernel(t);
+    registerTransposeKernel(t);
+    registerUnaryKernels(t);
+    return t;
+  }();
+  return table;
+}
+
+} // namespace tico::interp
