@@ -1,0 +1,30 @@
+// Registration entry points of the Circle passes, one per pass file.
+#pragma once
+
+#include "tico/plugin/registry.h"
+
+namespace tico::circle_passes {
+
+// The original converter's sixteen passes, under its names.
+void registerCanonicalizeEquivalentOps(Registrar &r);
+void registerCse(Registrar &r);
+void registerEliminateIdentityOps(Registrar &r);
+void registerEliminateTransposeBoundedLayoutRegion(Registrar &r);
+void registerFoldConstants(Registrar &r);
+void registerFuseCompositeOps(Registrar &r);
+void registerFuseLegacyFcGeluFc(Registrar &r);
+void registerFuseLinearOps(Registrar &r);
+void registerFuseTransposeConvSlice(Registrar &r);
+void registerLegalizeDynamicFullyConnected(Registrar &r);
+void registerResolveLegacyCustomOps(Registrar &r);
+void registerSimplifyArithmetic(Registrar &r);
+void registerSimplifyReductionOps(Registrar &r);
+void registerSimplifyViewOps(Registrar &r);
+void registerDce(Registrar &r);
+void registerCompact(Registrar &r);
+
+// Parts of the above that are also useful on their own.
+void registerFuseActivationFunction(Registrar &r);
+void registerDeduplicateConstants(Registrar &r);
+
+} // namespace tico::circle_passes
