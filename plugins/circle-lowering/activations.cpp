@@ -103,49 +103,121 @@ public:
   }
 };
 
-// hardtanh(min, max) and clamp(min?, max?) with number bounds. The bounds (0, 6) and (-1, 1)
-// are Circle's RELU6 and RELU_N1_TO_1; anything else is MAXIMUM then MINIMUM.
+// hardtanh(min, max), clamp(min?, max?), clamp.Tensor and clamp_min / clamp_max. Number bounds
+// (0, 6) and (-1, 1) are Circle's RELU6 and RELU_N1_TO_1; anything else is MAXIMUM with the
+// lower bound, then MINIMUM with the upper one (tensor bounds broadcast as in PyTorch).
 class Clamp final : public CheckedLowering {
 public:
+  // Which arguments hold the bounds: clamp_min / clamp_max have only one.
+  enum class Bounds { Both, MinOnly, MaxOnly };
+  explicit Clamp(Bounds bounds = Bounds::Both) : bounds_(bounds) {}
+
   std::string check(const Node &node) const override {
     const Value *in = node.input(0);
     if (in->dtype() != node.output()->dtype())
       return "clamping that changes the element type is not supported";
     if (in->dtype() == DType::Bool || !isNumericDType(in->dtype()))
       return "clamp of " + std::string(torchDTypeName(in->dtype())) + " tensors is not supported";
-    for (std::size_t i : {std::size_t{1}, std::size_t{2}})
-      if (!node.arg(i).isNone() && !node.arg(i).isNumber())
-        return "clamp bounds must be numbers (tensor bounds are not supported)";
+    for (const Argument *bound : {lowerBound(node), upperBound(node)})
+      if (bound && !bound->isNone() && !bound->isNumber() && !bound->isValue())
+        return "clamp bounds must be numbers or tensors";
     return {};
   }
 
   void lower(const Node &node, CircleEmitter &emit) const override {
     const Value *in = node.input(0);
-    std::optional<double> lo = numberOf(node.arg(1));
-    std::optional<double> hi = numberOf(node.arg(2));
+    const Argument *lo = lowerBound(node);
+    const Argument *hi = upperBound(node);
+    bool has_lo = lo && !lo->isNone();
+    bool has_hi = hi && !hi->isNone();
     int32_t x = emit.tensor(in);
     int32_t out = emit.tensor(node.output());
-    if (in->dtype() == DType::Float32 && lo && hi) {
-      if (*lo == 0.0 && *hi == 6.0)
+    if (in->dtype() == DType::Float32 && has_lo && has_hi && lo->isNumber() && hi->isNumber()) {
+      if (lo->asDouble() == 0.0 && hi->asDouble() == 6.0)
         return emit.addOperator(circle::BuiltinOperator::RELU6, {x}, {out});
-      if (*lo == -1.0 && *hi == 1.0)
+      if (lo->asDouble() == -1.0 && hi->asDouble() == 1.0)
         return emit.addOperator(circle::BuiltinOperator::RELU_N1_TO_1, {x}, {out});
     }
-    if (!lo && !hi)
+    if (!has_lo && !has_hi)
       return emitIdentity(emit, x, in->rank(), out, node.name());
+    auto bound = [&](const Argument &b, const std::string &hint) {
+      return b.isValue() ? castedTensor(emit, b.asValue(), in->dtype(), hint)
+                         : scalarConstant(emit, in->dtype(), b.asDouble(), hint);
+    };
     int32_t current = x;
-    if (lo) {
-      int32_t target = hi ? emit.newTensor(in->dtype(), in->shape(), node.name() + "_lower") : out;
-      emit.addOperator(circle::BuiltinOperator::MAXIMUM,
-                       {current, scalarConstant(emit, in->dtype(), *lo, node.name() + "_min")}, {target},
+    if (has_lo) {
+      int32_t target = has_hi ? emit.newTensor(in->dtype(), node.output()->shape(), node.name() + "_lower") : out;
+      emit.addOperator(circle::BuiltinOperator::MAXIMUM, {current, bound(*lo, node.name() + "_min")}, {target},
                        options(circle::MaximumMinimumOptionsT{}));
       current = target;
     }
-    if (hi)
-      emit.addOperator(circle::BuiltinOperator::MINIMUM,
-                       {current, scalarConstant(emit, in->dtype(), *hi, node.name() + "_max")}, {out},
+    if (has_hi)
+      emit.addOperator(circle::BuiltinOperator::MINIMUM, {current, bound(*hi, node.name() + "_max")}, {out},
                        options(circle::MaximumMinimumOptionsT{}));
   }
+
+private:
+  const Argument *lowerBound(const Node &node) const { return bounds_ == Bounds::MaxOnly ? nullptr : &node.arg(1); }
+  const Argument *upperBound(const Node &node) const {
+    if (bounds_ == Bounds::MinOnly)
+      return nullptr;
+    return &node.arg(bounds_ == Bounds::MaxOnly ? 1 : 2);
+  }
+  Bounds bounds_;
+};
+
+// prelu(x, w): PyTorch applies w along dim 1; Circle's PRELU broadcasts alpha from the right,
+// so a per-channel w becomes alpha of shape [C, 1, ..., 1] (a zero-copy view for a constant).
+// circle::prelu already has its alpha laid out for right-aligned broadcasting.
+class Prelu final : public CheckedLowering {
+public:
+  explicit Prelu(bool channels_last) : channels_last_(channels_last) {}
+
+  std::string check(const Node &node) const override {
+    const Value *in = node.input(0);
+    const Value *w = node.input(1);
+    if (auto r = requireFloat(in, "PRELU"); !r.empty())
+      return r;
+    if (auto r = requireFloat(w, "PRELU"); !r.empty())
+      return r;
+    if (channels_last_)
+      return w->rank() <= std::max<int64_t>(in->rank(), 1) ? "" : "the alpha has a higher rank than the input";
+    if (w->rank() != 1)
+      return "prelu needs a 1-D weight";
+    if (w->shape()[0].isSymbolic())
+      return "the prelu weight size must be static";
+    int64_t n = w->shape()[0].value();
+    if (n != 1 && (in->rank() < 2 || in->shape()[1].isSymbolic() || in->shape()[1].value() != n))
+      return "the prelu weight must have one value or one per channel (dim 1)";
+    return {};
+  }
+
+  void lower(const Node &node, CircleEmitter &emit) const override {
+    const Value *in = node.input(0);
+    const Value *w = node.input(1);
+    int32_t alpha = emit.tensor(w);
+    int64_t n = w->rank() == 1 ? w->shape()[0].value() : 1;
+    if (!channels_last_ && n != 1 && in->rank() > 2) {
+      // [C] -> [C, 1, ..., 1]: dim 1 of the input is the rank-1'th dim from the right.
+      Shape target{n};
+      for (int64_t i = 2; i < in->rank(); ++i)
+        target.push_back(1);
+      if (w->isConstant()) {
+        auto view = std::make_shared<TensorData>(*w->constant());
+        view->sizes = hintSizes(target);
+        view->strides.assign(target.size(), 0);
+        view->strides[0] = w->constant()->strides.at(0);
+        alpha = emit.constant(view, w->name() + "_per_channel");
+      } else {
+        alpha = emit.newTensor(w->dtype(), target, node.name() + "_alpha");
+        emitReshapeInto(emit, emit.tensor(w), target, nullptr, nullptr, alpha, node.name() + "_alpha");
+      }
+    }
+    emitOp(emit, circle::BuiltinOperator::PRELU, {emit.tensor(in), alpha}, node.output());
+  }
+
+private:
+  bool channels_last_;
 };
 
 } // namespace
@@ -177,8 +249,16 @@ void registerActivations(Registrar &r) {
   registerFor(r, {"aten::silu.default"}, "LOGISTIC + MUL", std::make_shared<Silu>());
   registerFor(r, {"aten::hardtanh.default"}, "RELU6 / RELU_N1_TO_1, else MAXIMUM + MINIMUM",
               std::make_shared<Clamp>());
-  registerFor(r, {"aten::clamp.default"}, "RELU6 / RELU_N1_TO_1, else MAXIMUM and/or MINIMUM",
+  registerFor(r, {"aten::clamp.default", "aten::clamp.Tensor"},
+              "RELU6 / RELU_N1_TO_1, else MAXIMUM and/or MINIMUM (number or tensor bounds)",
               std::make_shared<Clamp>());
+  registerFor(r, {"aten::clamp_min.default", "aten::clamp_min.Tensor"}, "MAXIMUM",
+              std::make_shared<Clamp>(Clamp::Bounds::MinOnly));
+  registerFor(r, {"aten::clamp_max.default", "aten::clamp_max.Tensor"}, "MINIMUM",
+              std::make_shared<Clamp>(Clamp::Bounds::MaxOnly));
+  registerFor(r, {"aten::prelu.default", "aten::_prelu_kernel.default"},
+              "PRELU with a per-channel alpha viewed as [C, 1, ..., 1]", std::make_shared<Prelu>(false));
+  registerFor(r, {"circle::prelu.default"}, "PRELU (alpha broadcast from the right)", std::make_shared<Prelu>(true));
 }
 
 } // namespace tico::lowering

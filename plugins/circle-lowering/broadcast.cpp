@@ -1,5 +1,7 @@
 // expand -> BROADCAST_TO with the result shape. -1 entries of the size list keep the input's
 // dim; a symbolic result dim is read at runtime from its SymInt or from the input's shape.
+// When every symbolic dim is a dim of an existing tensor the expansion is an ADD with zeros of
+// the result shape instead (static_shapes.cpp), which keeps the shape inferable statically.
 #include "lowerings.h"
 #include "support.h"
 
@@ -16,6 +18,13 @@ public:
   }
   void lower(const Node &node, CircleEmitter &emit) const override {
     auto pieces = shapePieces(node.output()->shape(), &node.arg(1), node.input(0), false);
+    const Value *out = node.output();
+    if (countSymbolic(out->shape()) > 0 && canBuildStatically(*pieces, out->dtype())) {
+      int32_t zeros = emitZerosOfShape(emit, *pieces, out->shape(), out->dtype(), node.name());
+      emitOp(emit, circle::BuiltinOperator::ADD, {emit.tensor(node.input(0)), zeros}, out,
+             options(circle::AddOptionsT{}));
+      return;
+    }
     int32_t shape = emitIntVector(emit, *pieces, node.name() + "_shape");
     emitOp(emit, circle::BuiltinOperator::BROADCAST_TO, {emit.tensor(node.input(0)), shape}, node.output(),
            options(circle::BroadcastToOptionsT{}));

@@ -80,26 +80,41 @@ private:
 };
 
 // logical_* take any dtype in PyTorch (non-zero is true); Circle needs bool operands.
+// Logical ops of bool tensors. The logical_* ops (not the bitwise_* ones) also take numbers of
+// any dtype, read as "x != 0" (PyTorch's truthiness), which a NOT_EQUAL with zero computes.
 class Logical final : public CheckedLowering {
 public:
-  explicit Logical(circle::BuiltinOperator op) : op_(op) {}
+  Logical(circle::BuiltinOperator op, bool truthy) : op_(op), truthy_(truthy) {}
   std::string check(const Node &node) const override {
     if (node.output()->dtype() != DType::Bool)
       return "logical ops with a non-bool result are not supported";
     for (std::size_t i = 0; i < node.numArgs(); ++i)
-      if (node.arg(i).isValue() && node.input(i)->dtype() != DType::Bool)
+      if (node.arg(i).isValue() && node.input(i)->dtype() != DType::Bool &&
+          !(truthy_ && isNumericDType(node.input(i)->dtype())))
         return "logical ops on non-bool tensors are not supported";
     return {};
   }
   void lower(const Node &node, CircleEmitter &emit) const override {
     std::vector<int32_t> inputs;
-    for (std::size_t i = 0; i < node.numArgs(); ++i)
-      inputs.push_back(emit.tensor(node.input(i)));
+    for (std::size_t i = 0; i < node.numArgs(); ++i) {
+      const Value *in = node.input(i);
+      if (in->dtype() == DType::Bool) {
+        inputs.push_back(emit.tensor(in));
+        continue;
+      }
+      const std::string hint = node.name() + "_truth" + std::to_string(i);
+      int32_t truth = emit.newTensor(DType::Bool, in->shape(), hint);
+      emit.addOperator(circle::BuiltinOperator::NOT_EQUAL,
+                       {emit.tensor(in), scalarConstant(emit, in->dtype(), 0.0, hint + "_zero")}, {truth},
+                       options(circle::NotEqualOptionsT{}));
+      inputs.push_back(truth);
+    }
     emitOp(emit, op_, inputs, node.output(), optionsFor(op_));
   }
 
 private:
   circle::BuiltinOperator op_;
+  bool truthy_;
 };
 
 class Where final : public CheckedLowering {
@@ -120,6 +135,29 @@ public:
     int32_t a = operandTensor(emit, node.arg(1), dtype, node.name() + "_true");
     int32_t b = operandTensor(emit, node.arg(2), dtype, node.name() + "_false");
     emitOp(emit, circle::BuiltinOperator::SELECT_V2, {emit.tensor(node.input(0)), a, b}, node.output(),
+           optionsFor(circle::BuiltinOperator::SELECT_V2));
+  }
+};
+
+// masked_fill(self, mask, value) = where(mask, value, self).
+class MaskedFill final : public CheckedLowering {
+public:
+  std::string check(const Node &node) const override {
+    if (node.input(1)->dtype() != DType::Bool)
+      return "masked_fill needs a bool mask";
+    DType dtype = node.output()->dtype();
+    if (!isNumericDType(dtype))
+      return "masked_fill of " + std::string(torchDTypeName(dtype)) + " tensors is not supported";
+    const Argument &value = node.arg(2);
+    if (!value.isNumber() && !value.isValue())
+      return "the fill value must be a number or a tensor";
+    return {};
+  }
+  void lower(const Node &node, CircleEmitter &emit) const override {
+    DType dtype = node.output()->dtype();
+    int32_t value = operandTensor(emit, node.arg(2), dtype, node.name() + "_value");
+    int32_t self = castedTensor(emit, node.input(0), dtype, node.name() + "_self");
+    emitOp(emit, circle::BuiltinOperator::SELECT_V2, {emit.tensor(node.input(1)), value, self}, node.output(),
            optionsFor(circle::BuiltinOperator::SELECT_V2));
   }
 };
@@ -155,11 +193,24 @@ void registerComparison(Registrar &r) {
   registerFor(r, {"aten::ge.Tensor", "aten::ge.Scalar"}, "GREATER_EQUAL", std::make_shared<Compare>(Op::GREATER_EQUAL));
   registerFor(r, {"aten::lt.Tensor", "aten::lt.Scalar"}, "LESS", std::make_shared<Compare>(Op::LESS));
   registerFor(r, {"aten::le.Tensor", "aten::le.Scalar"}, "LESS_EQUAL", std::make_shared<Compare>(Op::LESS_EQUAL));
-  registerFor(r, {"aten::logical_and.default"}, "LOGICAL_AND (bool operands)",
-              std::make_shared<Logical>(Op::LOGICAL_AND));
-  registerFor(r, {"aten::logical_or.default"}, "LOGICAL_OR (bool operands)", std::make_shared<Logical>(Op::LOGICAL_OR));
-  registerFor(r, {"aten::logical_not.default", "aten::bitwise_not.default"}, "LOGICAL_NOT (bool operand)",
-              std::make_shared<Logical>(Op::LOGICAL_NOT));
+  registerFor(r, {"aten::logical_and.default"}, "LOGICAL_AND (non-bool operands: NOT_EQUAL 0 first)",
+              std::make_shared<Logical>(Op::LOGICAL_AND, true));
+  registerFor(r, {"aten::logical_or.default"}, "LOGICAL_OR (non-bool operands: NOT_EQUAL 0 first)",
+              std::make_shared<Logical>(Op::LOGICAL_OR, true));
+  registerFor(r, {"aten::logical_not.default"}, "LOGICAL_NOT (non-bool operand: NOT_EQUAL 0 first)",
+              std::make_shared<Logical>(Op::LOGICAL_NOT, true));
+  registerFor(r, {"aten::logical_xor.default"}, "NOT_EQUAL of bool operands (non-bool: NOT_EQUAL 0 first)",
+              std::make_shared<Logical>(Op::NOT_EQUAL, true));
+  registerFor(r, {"aten::bitwise_not.default"}, "LOGICAL_NOT (bool operand)",
+              std::make_shared<Logical>(Op::LOGICAL_NOT, false));
+  registerFor(r, {"aten::bitwise_xor.Tensor", "aten::__xor__.Tensor"}, "NOT_EQUAL of bool operands",
+              std::make_shared<Logical>(Op::NOT_EQUAL, false));
+  registerFor(r, {"aten::bitwise_and.Tensor", "aten::__and__.Tensor"}, "LOGICAL_AND (bool operands)",
+              std::make_shared<Logical>(Op::LOGICAL_AND, false));
+  registerFor(r, {"aten::bitwise_or.Tensor", "aten::__or__.Tensor"}, "LOGICAL_OR (bool operands)",
+              std::make_shared<Logical>(Op::LOGICAL_OR, false));
+  registerFor(r, {"aten::masked_fill.Scalar", "aten::masked_fill.Tensor"}, "SELECT_V2(mask, value, self)",
+              std::make_shared<MaskedFill>());
   registerFor(r, {"aten::where.self", "aten::where.ScalarSelf", "aten::where.ScalarOther", "aten::where.Scalar"},
               "SELECT_V2 (number operands become constants)", std::make_shared<Where>());
   registerFor(r, {"aten::maximum.default"}, "MAXIMUM", std::make_shared<MinMax>(Op::MAXIMUM));

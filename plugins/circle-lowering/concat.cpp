@@ -1,5 +1,6 @@
 // cat -> CONCATENATION along the normalised dim. Inputs of another dtype are CAST to the
 // result's (PyTorch promotes); the legacy empty 1-D inputs PyTorch ignores are skipped.
+// stack -> PACK (a new dim), with the same casts.
 #include "lowerings.h"
 #include "support.h"
 
@@ -43,10 +44,34 @@ public:
   }
 };
 
+class Stack final : public CheckedLowering {
+public:
+  std::string check(const Node &node) const override {
+    if (node.arg(0).asValues().empty())
+      return "stack of no tensors";
+    normalizeDim(node.arg(1).asInt(), node.output()->rank());
+    return {};
+  }
+
+  void lower(const Node &node, CircleEmitter &emit) const override {
+    const Value *out = node.output();
+    const auto &inputs = node.arg(0).asValues();
+    int64_t dim = normalizeDim(node.arg(1).asInt(), out->rank());
+    std::vector<int32_t> tensors;
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      tensors.push_back(castedTensor(emit, inputs[i], out->dtype(), node.name() + "_input" + std::to_string(i)));
+    circle::PackOptionsT pack;
+    pack.values_count = static_cast<int32_t>(tensors.size());
+    pack.axis = toInt32(dim, "dim");
+    emit.addOperator(circle::BuiltinOperator::PACK, tensors, {emit.tensor(out)}, options(std::move(pack)));
+  }
+};
+
 } // namespace
 
 void registerConcat(Registrar &r) {
   registerFor(r, {"aten::cat.default"}, "CONCATENATION", std::make_shared<Concat>());
+  registerFor(r, {"aten::stack.default"}, "PACK", std::make_shared<Stack>());
 }
 
 } // namespace tico::lowering

@@ -1,145 +1,237 @@
-// conv2d (int and string padding) and convolution -> CONV_2D / DEPTHWISE_CONV_2D.
+// conv2d (int and string padding) and convolution -> CONV_2D / DEPTHWISE_CONV_2D; the
+// channels-last circle::conv2d / circle::depthwise_conv2d map onto the same operators directly.
 //
-// Circle convolutions are NHWC, so the input goes through TRANSPOSE [0,2,3,1] and the result
-// back through TRANSPOSE [0,3,1,2]. Weights are rearranged as zero-copy views of the same
-// storage (OIHW -> OHWI for CONV_2D, [O,1,H,W] -> [1,H,W,O] for DEPTHWISE_CONV_2D); computed
-// weights get a TRANSPOSE instead. CONV_2D always receives a bias (zeros when PyTorch has none)
-// because some Circle interpreters reject a convolution without one.
+// Circle convolutions are NHWC, so an ATen convolution's input goes through TRANSPOSE
+// [0,2,3,1] and its result back through TRANSPOSE [0,3,1,2]. Weights are rearranged as
+// zero-copy views of the same storage (OIHW -> OHWI for CONV_2D, [O,1,H,W] -> [1,H,W,O] for
+// DEPTHWISE_CONV_2D); computed weights get a TRANSPOSE instead. CONV_2D always receives a bias
+// (zeros when PyTorch has none) because some Circle interpreters reject a convolution without
+// one. Transposed convolutions are in transpose_conv.cpp; convolution.default dispatches there.
+#include "convolution.h"
 #include "lowerings.h"
-#include "pooling_geometry.h"
-#include "support.h"
+#include "transpose_conv.h"
 
 namespace tico::lowering {
-namespace {
 
-struct ConvParams {
-  std::vector<int64_t> stride, dilation;
-  std::vector<int64_t> padding; // explicit [ph, pw]; empty when `padding_mode` is set
-  std::string padding_mode;     // "same" / "valid" for conv2d.padding
-  int64_t groups = 1;
-};
-
-ConvParams decode(const Node &node) {
-  ConvParams p;
-  p.stride = intList(node.arg("stride"), 2, "stride");
-  p.dilation = intList(node.arg("dilation"), 2, "dilation");
+ConvAttrs decodeConvAttrs(const Node &node) {
+  ConvAttrs a;
+  a.stride = intList(node.arg("stride"), 2, "stride");
+  // circle::transpose_conv has no dilation (TRANSPOSE_CONV cannot express one).
+  if (const Argument *dilation = node.findArg("dilation"))
+    a.dilation = intList(*dilation, 2, "dilation");
+  else
+    a.dilation = {1, 1};
   const Argument &padding = node.arg("padding");
   if (padding.kind() == Argument::Kind::String)
-    p.padding_mode = padding.asString();
+    a.padding_mode = padding.asString();
   else
-    p.padding = intList(padding, 2, "padding");
-  p.groups = node.arg("groups").asInt();
-  return p;
+    a.padding = intList(padding, 2, "padding");
+  if (const Argument *op = node.findArg("output_padding"))
+    a.output_padding = intList(*op, 2, "output_padding");
+  else
+    a.output_padding = {0, 0};
+  if (const Argument *groups = node.findArg("groups"))
+    a.groups = groups->asInt();
+  return a;
 }
 
-enum class Kind { Regular, Depthwise };
+std::string checkConvAttrs(const ConvAttrs &a) {
+  if (!a.padding_mode.empty() && a.padding_mode != "same" && a.padding_mode != "valid")
+    return "unknown padding mode '" + a.padding_mode + "'";
+  for (int64_t s : a.stride)
+    if (s <= 0)
+      return "stride must be positive";
+  for (int64_t d : a.dilation)
+    if (d <= 0)
+      return "dilation must be positive";
+  for (int64_t p : a.padding)
+    if (p < 0)
+      return "negative padding is not supported";
+  return {};
+}
 
+int32_t convBias(CircleEmitter &emit, const Argument &bias, DType dtype, int64_t channels, const std::string &base) {
+  if (!bias.isNone())
+    return castedTensor(emit, bias.asValue(), dtype, base + "_bias");
+  return emit.constant(zeros(dtype, {channels}), base + "_zero_bias");
+}
+
+int32_t permutedWeight(CircleEmitter &emit, const Value *weight, const std::vector<int64_t> &perm,
+                       const std::string &suffix, const std::string &base) {
+  if (weight->isConstant())
+    return emit.constant(permutedView(weight->constant(), perm), weight->name() + suffix);
+  return emitTranspose(emit, emit.tensor(weight), weight->dtype(), weight->shape(), perm, base + "_weight" + suffix);
+}
+
+void emitNhwcConvolution(CircleEmitter &emit, const NhwcConv &conv, int32_t output, const std::string &base) {
+  const ConvAttrs &a = conv.attrs;
+  int32_t x = conv.input;
+  circle::Padding padding = circle::Padding::VALID;
+  if (a.padding_mode == "same") {
+    padding = circle::Padding::SAME; // PyTorch's 'same' requires stride 1, where both agree
+  } else if (a.padding_mode.empty()) {
+    Window h{a.stride[0], a.dilation[0], conv.kernel_h, a.padding[0]};
+    Window w{a.stride[1], a.dilation[1], conv.kernel_w, a.padding[1]};
+    PaddingChoice choice = choosePadding(conv.input_shape[1], conv.input_shape[2], h, w);
+    if (choice == PaddingChoice::Same)
+      padding = circle::Padding::SAME;
+    else if (choice == PaddingChoice::Explicit)
+      x = emitSpatialPad(emit, x, conv.dtype, conv.input_shape, a.padding[0], a.padding[1], nullptr, base);
+  }
+  if (conv.kind == ConvKind::Regular) {
+    circle::Conv2DOptionsT options_;
+    options_.padding = padding;
+    options_.stride_h = toInt32(a.stride[0], "stride");
+    options_.stride_w = toInt32(a.stride[1], "stride");
+    options_.dilation_h_factor = toInt32(a.dilation[0], "dilation");
+    options_.dilation_w_factor = toInt32(a.dilation[1], "dilation");
+    emit.addOperator(circle::BuiltinOperator::CONV_2D, {x, conv.weight, conv.bias}, {output},
+                     options(std::move(options_)));
+    return;
+  }
+  circle::DepthwiseConv2DOptionsT options_;
+  options_.padding = padding;
+  options_.stride_h = toInt32(a.stride[0], "stride");
+  options_.stride_w = toInt32(a.stride[1], "stride");
+  options_.dilation_h_factor = toInt32(a.dilation[0], "dilation");
+  options_.dilation_w_factor = toInt32(a.dilation[1], "dilation");
+  options_.depth_multiplier = toInt32(conv.depth_multiplier, "depth multiplier");
+  emit.addOperator(circle::BuiltinOperator::DEPTHWISE_CONV_2D, {x, conv.weight, conv.bias}, {output},
+                   options(std::move(options_)));
+}
+
+namespace {
+
+std::string checkFloatOperands(const Node &node, const char *what) {
+  if (auto r = requireFloat(node.input(0), what); !r.empty())
+    return r;
+  return requireFloat(node.input(1), what);
+}
+
+// conv2d / convolution on NCHW input with OIHW weights.
 class Conv2d final : public CheckedLowering {
 public:
   std::string check(const Node &node) const override {
+    if (isTransposedConvolution(node))
+      return transposeConvUnsupported(node, false);
     const Value *input = node.input(0);
     const Value *weight = node.input(1);
-    if (const Argument *transposed = node.findArg("transposed"); transposed && transposed->asBool())
-      return "transposed convolution is not covered by this lowering";
+    // The weight's rank tells the convolution's dimensionality (the input may be unbatched).
+    if (weight->rank() == 3 || weight->rank() == 5)
+      return std::to_string(weight->rank() - 2) +
+             "-D convolution is rewritten to conv2d by the convert-conv1d-to-conv2d / convert-conv3d-to-conv2d "
+             "passes (plugin circle-legalize); run them before lowering";
     if (input->rank() != 4 || weight->rank() != 4)
       return "only 2-D convolution of batched NCHW input is supported (input rank " + std::to_string(input->rank()) +
              ", weight rank " + std::to_string(weight->rank()) + ")";
-    if (auto r = requireFloat(input, "CONV_2D"); !r.empty())
+    if (auto r = checkFloatOperands(node, "CONV_2D"); !r.empty())
       return r;
-    if (auto r = requireFloat(weight, "CONV_2D"); !r.empty())
+    ConvAttrs a = decodeConvAttrs(node);
+    if (auto r = checkConvAttrs(a); !r.empty())
       return r;
-    ConvParams p = decode(node);
-    if (p.stride.size() != 2 || p.dilation.size() != 2)
-      return "expected 2-D stride and dilation";
-    if (!p.padding_mode.empty() && p.padding_mode != "same" && p.padding_mode != "valid")
-      return "unknown padding mode '" + p.padding_mode + "'";
     if (input->shape()[1].isSymbolic() || weight->shape()[0].isSymbolic() || weight->shape()[2].isSymbolic() ||
         weight->shape()[3].isSymbolic())
       return "channel counts and kernel sizes must be static";
     int64_t in_channels = input->shape()[1].value();
     int64_t out_channels = weight->shape()[0].value();
-    if (p.groups != 1 && !(p.groups == in_channels && out_channels % in_channels == 0))
-      return "grouped convolution with groups=" + std::to_string(p.groups) + " (in_channels " +
-             std::to_string(in_channels) + ") is neither regular nor depthwise; it is not supported yet";
+    if (a.groups != 1 && !(a.groups == in_channels && out_channels % in_channels == 0))
+      return "grouped convolution with groups=" + std::to_string(a.groups) + " (in_channels " +
+             std::to_string(in_channels) + ") is neither regular nor depthwise; the decompose-grouped-conv2d pass "
+             "(plugin circle-legalize) splits it into per-group convolutions";
+    return {};
+  }
+
+  void lower(const Node &node, CircleEmitter &emit) const override {
+    if (isTransposedConvolution(node))
+      return lowerTransposeConv(node, emit, false);
+    const Value *input = node.input(0);
+    const Value *weight = node.input(1);
+    const Value *out = node.output();
+    const std::string base = node.name();
+    NhwcConv conv;
+    conv.attrs = decodeConvAttrs(node);
+    conv.dtype = input->dtype();
+    int64_t in_channels = input->shape()[1].value();
+    int64_t out_channels = weight->shape()[0].value();
+    conv.kind = conv.attrs.groups == 1 ? ConvKind::Regular : ConvKind::Depthwise;
+    conv.depth_multiplier = out_channels / in_channels;
+    conv.kernel_h = weight->shape()[2].value();
+    conv.kernel_w = weight->shape()[3].value();
+    conv.input = emitTranspose(emit, emit.tensor(input), conv.dtype, input->shape(), {0, 2, 3, 1}, base + "_input_nhwc");
+    conv.input_shape = permuteShape(input->shape(), {0, 2, 3, 1});
+    conv.weight = conv.kind == ConvKind::Regular ? permutedWeight(emit, weight, {0, 2, 3, 1}, "_ohwi", base)
+                                                 : permutedWeight(emit, weight, {1, 2, 3, 0}, "_1hwo", base);
+    conv.bias = convBias(emit, node.arg("bias"), conv.dtype, out_channels, base);
+    int32_t y = emit.newTensor(conv.dtype, permuteShape(out->shape(), {0, 2, 3, 1}), base + "_nhwc");
+    emitNhwcConvolution(emit, conv, y, base);
+    emitTransposeInto(emit, y, {0, 3, 1, 2}, emit.tensor(out), base + "_output_nchw");
+  }
+};
+
+// circle::conv2d / circle::depthwise_conv2d: NHWC input, weights already channels-last.
+class CircleConv2d final : public CheckedLowering {
+public:
+  explicit CircleConv2d(ConvKind kind) : kind_(kind) {}
+
+  std::string check(const Node &node) const override {
+    const Value *input = node.input(0);
+    const Value *weight = node.input(1);
+    if (input->rank() != 4 || weight->rank() != 4)
+      return "circle convolutions take a rank-4 NHWC input and a rank-4 weight";
+    if (auto r = checkFloatOperands(node, kind_ == ConvKind::Regular ? "CONV_2D" : "DEPTHWISE_CONV_2D"); !r.empty())
+      return r;
+    if (auto r = checkConvAttrs(decodeConvAttrs(node)); !r.empty())
+      return r;
+    for (std::size_t i = 0; i < 4; ++i)
+      if (weight->shape()[i].isSymbolic())
+        return "the weight shape must be static";
+    if (input->shape()[3].isSymbolic())
+      return "the channel count must be static";
+    int64_t channels = input->shape()[3].value();
+    if (kind_ == ConvKind::Regular && weight->shape()[3].value() != channels)
+      return "the OHWI weight has " + std::to_string(weight->shape()[3].value()) + " input channels, the input " +
+             std::to_string(channels);
+    if (kind_ == ConvKind::Depthwise &&
+        (weight->shape()[0].value() != 1 || weight->shape()[3].value() % channels != 0))
+      return "the depthwise weight must be [1, KH, KW, C*M] for an input with C channels";
     return {};
   }
 
   void lower(const Node &node, CircleEmitter &emit) const override {
     const Value *input = node.input(0);
     const Value *weight = node.input(1);
-    const Value *out = node.output();
-    const std::string base = node.name();
-    ConvParams p = decode(node);
-    int64_t in_channels = input->shape()[1].value();
-    int64_t out_channels = weight->shape()[0].value();
-    Kind kind = p.groups == 1 ? Kind::Regular : Kind::Depthwise;
-    DType dtype = input->dtype();
-
-    // Input NCHW -> NHWC, zero-padded explicitly when SAME/VALID cannot express the padding.
-    int32_t x = emitTranspose(emit, emit.tensor(input), dtype, input->shape(), {0, 2, 3, 1}, base + "_input_nhwc");
-    Shape x_shape = permuteShape(input->shape(), {0, 2, 3, 1});
-    circle::Padding padding = circle::Padding::VALID;
-    if (p.padding_mode == "same") {
-      padding = circle::Padding::SAME; // PyTorch's 'same' requires stride 1, where both agree
-    } else if (p.padding_mode.empty()) {
-      Window h{p.stride[0], p.dilation[0], weight->shape()[2].value(), p.padding[0]};
-      Window w{p.stride[1], p.dilation[1], weight->shape()[3].value(), p.padding[1]};
-      PaddingChoice choice = choosePadding(input->shape()[2], input->shape()[3], h, w);
-      if (choice == PaddingChoice::Same) {
-        padding = circle::Padding::SAME;
-      } else if (choice == PaddingChoice::Explicit) {
-        x = emitSpatialPad(emit, x, dtype, x_shape, p.padding[0], p.padding[1], nullptr, base);
-        x_shape = paddedShape(x_shape, p.padding[0], p.padding[1]);
-      }
-    }
-
-    int32_t w = weightTensor(emit, weight, kind, base);
-    int32_t bias = -1;
-    if (const Argument &b = node.arg(2); !b.isNone())
-      bias = castedTensor(emit, b.asValue(), dtype, base + "_bias");
-    else
-      bias = emit.constant(zeros(dtype, {out_channels}), base + "_zero_bias");
-
-    Shape y_shape = permuteShape(out->shape(), {0, 2, 3, 1});
-    int32_t y = emit.newTensor(dtype, y_shape, base + "_nhwc");
-    if (kind == Kind::Regular) {
-      circle::Conv2DOptionsT conv;
-      conv.padding = padding;
-      conv.stride_h = static_cast<int32_t>(p.stride[0]);
-      conv.stride_w = static_cast<int32_t>(p.stride[1]);
-      conv.dilation_h_factor = static_cast<int32_t>(p.dilation[0]);
-      conv.dilation_w_factor = static_cast<int32_t>(p.dilation[1]);
-      emit.addOperator(circle::BuiltinOperator::CONV_2D, {x, w, bias}, {y}, options(std::move(conv)));
-    } else {
-      circle::DepthwiseConv2DOptionsT conv;
-      conv.padding = padding;
-      conv.stride_h = static_cast<int32_t>(p.stride[0]);
-      conv.stride_w = static_cast<int32_t>(p.stride[1]);
-      conv.dilation_h_factor = static_cast<int32_t>(p.dilation[0]);
-      conv.dilation_w_factor = static_cast<int32_t>(p.dilation[1]);
-      conv.depth_multiplier = static_cast<int32_t>(out_channels / in_channels);
-      emit.addOperator(circle::BuiltinOperator::DEPTHWISE_CONV_2D, {x, w, bias}, {y}, options(std::move(conv)));
-    }
-    emitTransposeInto(emit, y, {0, 3, 1, 2}, emit.tensor(out), base + "_output_nchw");
+    NhwcConv conv;
+    conv.kind = kind_;
+    conv.attrs = decodeConvAttrs(node);
+    conv.dtype = input->dtype();
+    conv.input = emit.tensor(input);
+    conv.input_shape = input->shape();
+    conv.weight = emit.tensor(weight);
+    conv.kernel_h = weight->shape()[1].value();
+    conv.kernel_w = weight->shape()[2].value();
+    int64_t out_channels = kind_ == ConvKind::Regular ? weight->shape()[0].value() : weight->shape()[3].value();
+    conv.depth_multiplier = out_channels / input->shape()[3].value();
+    conv.bias = convBias(emit, node.arg("bias"), conv.dtype, out_channels, node.name());
+    emitNhwcConvolution(emit, conv, emit.tensor(node.output()), node.name());
   }
 
 private:
-  // OIHW -> OHWI (regular) or [O,1,H,W] -> [1,H,W,O] (depthwise).
-  static int32_t weightTensor(CircleEmitter &emit, const Value *weight, Kind kind, const std::string &base) {
-    std::vector<int64_t> perm = kind == Kind::Regular ? std::vector<int64_t>{0, 2, 3, 1}
-                                                      : std::vector<int64_t>{1, 2, 3, 0};
-    const char *suffix = kind == Kind::Regular ? "_ohwi" : "_1hwo";
-    if (weight->isConstant())
-      return emit.constant(permutedView(weight->constant(), perm), weight->name() + suffix);
-    return emitTranspose(emit, emit.tensor(weight), weight->dtype(), weight->shape(), perm, base + "_weight" + suffix);
-  }
+  ConvKind kind_;
 };
 
 } // namespace
 
 void registerConvolution(Registrar &r) {
-  registerFor(r, {"aten::conv2d.default", "aten::conv2d.padding", "aten::convolution.default"},
-              "TRANSPOSE -> CONV_2D or DEPTHWISE_CONV_2D (+PAD) -> TRANSPOSE", std::make_shared<Conv2d>());
+  // conv1d / conv3d are registered so that the report names the passes that rewrite them.
+  registerFor(r, {"aten::conv2d.default", "aten::conv2d.padding", "aten::convolution.default", "aten::conv1d.default",
+                  "aten::conv1d.padding", "aten::conv3d.default", "aten::conv3d.padding",
+                  "aten::conv_transpose1d.default"},
+              "TRANSPOSE -> CONV_2D or DEPTHWISE_CONV_2D (+PAD) -> TRANSPOSE; transposed: TRANSPOSE_CONV",
+              std::make_shared<Conv2d>());
+  registerFor(r, {"circle::conv2d.default", "circle::conv2d.padding"}, "CONV_2D (+PAD), NHWC",
+              std::make_shared<CircleConv2d>(ConvKind::Regular));
+  registerFor(r, {"circle::depthwise_conv2d.default", "circle::depthwise_conv2d.padding"},
+              "DEPTHWISE_CONV_2D (+PAD), NHWC", std::make_shared<CircleConv2d>(ConvKind::Depthwise));
 }
 
 } // namespace tico::lowering

@@ -23,7 +23,7 @@ public:
       return "conversion to a non-strided layout";
     if (in->dtype() == targetDType(node))
       return {};
-    if (!isNumericDType(in->dtype()) || !isNumericDType(targetDType(node)))
+    if (!isConstantDType(in->dtype()) || !isConstantDType(targetDType(node)))
       return "CAST from " + std::string(torchDTypeName(in->dtype())) + " to " +
              std::string(torchDTypeName(targetDType(node))) + " is not supported";
     return {};

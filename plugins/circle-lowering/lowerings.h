@@ -21,5 +21,19 @@ void registerSlice(Registrar &registrar);
 void registerCopyAndCast(Registrar &registrar);
 void registerSymbolic(Registrar &registrar);
 void registerComparison(Registrar &registrar);
+void registerUnaryMath(Registrar &registrar);
+void registerArgReductions(Registrar &registrar);
+void registerStatistics(Registrar &registrar);
+void registerScan(Registrar &registrar);
+void registerSplit(Registrar &registrar);
+void registerPadTile(Registrar &registrar);
+void registerIndexing(Registrar &registrar);
+void registerResize(Registrar &registrar);
+void registerNormalization(Registrar &registrar);
+void registerConstants(Registrar &registrar);
+void registerTransposeConv(Registrar &registrar);
+void registerTriangular(Registrar &registrar);
+// Schemas of the circle:: ops (circle_op_schemas.h).
+void registerCircleOpSchemas(Registrar &registrar);
 
 } // namespace tico::lowering

@@ -7,6 +7,7 @@ namespace {
 
 void registerAll(tico::Registrar &r) {
   using namespace tico::lowering;
+  registerCircleOpSchemas(r);
   registerElementwiseBinary(r);
   registerActivations(r);
   registerLinear(r);
@@ -23,6 +24,18 @@ void registerAll(tico::Registrar &r) {
   registerCopyAndCast(r);
   registerSymbolic(r);
   registerComparison(r);
+  registerUnaryMath(r);
+  registerArgReductions(r);
+  registerStatistics(r);
+  registerScan(r);
+  registerSplit(r);
+  registerPadTile(r);
+  registerIndexing(r);
+  registerResize(r);
+  registerNormalization(r);
+  registerConstants(r);
+  registerTransposeConv(r);
+  registerTriangular(r);
 }
 
 } // namespace

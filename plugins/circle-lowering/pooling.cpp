@@ -1,5 +1,6 @@
 // max_pool2d(_with_indices), avg_pool2d, adaptive_avg_pool2d -> MAX_POOL_2D / AVERAGE_POOL_2D
-// (or MEAN), between TRANSPOSEs to NHWC and back.
+// (or MEAN), between TRANSPOSEs to NHWC and back; the channels-last circle::maxpool2d and
+// circle::avgpool2d (same attributes, NHWC input) map onto the same operators directly.
 //
 // Padding: VALID when there is none; SAME when TFLite's SAME windows coincide with PyTorch's
 // (see pooling_geometry.h). Otherwise max pooling pads with PADV2 and the dtype's lowest
@@ -36,10 +37,14 @@ PoolParams decode(const Node &node, bool has_dilation) {
   return p;
 }
 
-std::string checkCommon(const Node &node, const PoolParams &p, const char *what) {
+// Index of the height dim of the pooled input: NCHW for the ATen ops, NHWC for circle:: ones.
+std::size_t heightDim(bool nhwc) { return nhwc ? 1 : 2; }
+
+std::string checkCommon(const Node &node, const PoolParams &p, const char *what, bool nhwc) {
   const Value *in = node.input(0);
   if (in->rank() != 4)
-    return std::string(what) + " is supported for batched NCHW input only (rank " + std::to_string(in->rank()) + ")";
+    return std::string(what) + " is supported for batched " + (nhwc ? "NHWC" : "NCHW") + " input only (rank " +
+           std::to_string(in->rank()) + ")";
   if (auto r = requireFloat(in, what); !r.empty())
     return r;
   if (p.h.dilation != 1 || p.w.dilation != 1)
@@ -48,8 +53,9 @@ std::string checkCommon(const Node &node, const PoolParams &p, const char *what)
     // ceil_mode only matters when it adds a partial window at the end.
     const Shape &s = in->shape();
     const Shape &o = node.output()->shape();
-    if (s[2].isSymbolic() || s[3].isSymbolic() || o[2].isSymbolic() || o[3].isSymbolic() ||
-        o[2].value() != windowOutputSize(s[2].value(), p.h) || o[3].value() != windowOutputSize(s[3].value(), p.w))
+    std::size_t h = heightDim(nhwc), w = h + 1;
+    if (s[h].isSymbolic() || s[w].isSymbolic() || o[h].isSymbolic() || o[w].isSymbolic() ||
+        o[h].value() != windowOutputSize(s[h].value(), p.h) || o[w].value() != windowOutputSize(s[w].value(), p.w))
       return "ceil_mode=True with a partial last window is not supported";
   }
   return {};
@@ -65,6 +71,29 @@ circle::Pool2DOptionsT poolOptions(const PoolParams &p, circle::Padding padding)
   return pool;
 }
 
+// The NHWC input of the pooling operator (a TRANSPOSE of an NCHW input) and its shape.
+std::pair<int32_t, Shape> nhwcInput(const Node &node, CircleEmitter &emit, bool nhwc) {
+  const Value *in = node.input(0);
+  if (nhwc)
+    return {emit.tensor(in), in->shape()};
+  return {emitTranspose(emit, emit.tensor(in), in->dtype(), in->shape(), {0, 2, 3, 1}, node.name() + "_input_nhwc"),
+          permuteShape(in->shape(), {0, 2, 3, 1})};
+}
+
+// The tensor the pooling operator writes: the node's output, or an NHWC temporary that a
+// TRANSPOSE brings back to NCHW (finishNhwcOutput).
+int32_t nhwcOutput(const Node &node, CircleEmitter &emit, bool nhwc) {
+  const Value *out = node.output(0);
+  if (nhwc)
+    return emit.tensor(out);
+  return emit.newTensor(out->dtype(), permuteShape(out->shape(), {0, 2, 3, 1}), node.name() + "_nhwc");
+}
+
+void finishNhwcOutput(const Node &node, CircleEmitter &emit, bool nhwc, int32_t y) {
+  if (!nhwc)
+    emitTransposeInto(emit, y, {0, 3, 1, 2}, emit.tensor(node.output(0)), node.name() + "_output_nchw");
+}
+
 class MaxPool2d final : public CheckedLowering {
 public:
   std::string check(const Node &node) const override {
@@ -73,24 +102,27 @@ public:
       if (indices->hasUsers() || node.graph()->isGraphOutput(indices))
         return "the indices output of max_pool2d_with_indices is used; Circle's MAX_POOL_2D has none";
     }
-    return checkCommon(node, decode(node, true), "MAX_POOL_2D");
+    return checkCommon(node, decode(node, true), "MAX_POOL_2D", nhwc_);
   }
 
   void lower(const Node &node, CircleEmitter &emit) const override {
     const Value *in = node.input(0);
     const std::string base = node.name();
     PoolParams p = decode(node, true);
-    Shape x_shape = permuteShape(in->shape(), {0, 2, 3, 1});
-    int32_t x = emitTranspose(emit, emit.tensor(in), in->dtype(), in->shape(), {0, 2, 3, 1}, base + "_input_nhwc");
-    PaddingChoice choice = choosePadding(in->shape()[2], in->shape()[3], p.h, p.w);
+    auto [x, x_shape] = nhwcInput(node, emit, nhwc_);
+    PaddingChoice choice = choosePadding(x_shape[1], x_shape[2], p.h, p.w);
     circle::Padding padding = choice == PaddingChoice::Same ? circle::Padding::SAME : circle::Padding::VALID;
     if (choice == PaddingChoice::Explicit)
       x = emitSpatialPad(emit, x, in->dtype(), x_shape, p.h.pad, p.w.pad, lowestScalar(in->dtype()), base);
-    const Value *out = node.output(0);
-    int32_t y = emit.newTensor(out->dtype(), permuteShape(out->shape(), {0, 2, 3, 1}), base + "_nhwc");
+    int32_t y = nhwcOutput(node, emit, nhwc_);
     emit.addOperator(circle::BuiltinOperator::MAX_POOL_2D, {x}, {y}, options(poolOptions(p, padding)));
-    emitTransposeInto(emit, y, {0, 3, 1, 2}, emit.tensor(out), base + "_output_nchw");
+    finishNhwcOutput(node, emit, nhwc_, y);
   }
+
+  explicit MaxPool2d(bool nhwc) : nhwc_(nhwc) {}
+
+private:
+  bool nhwc_;
 };
 
 class AvgPool2d final : public CheckedLowering {
@@ -99,11 +131,12 @@ public:
     if (!node.arg("divisor_override").isNone())
       return "avg_pool2d with divisor_override is not supported";
     PoolParams p = decode(node, false);
-    if (auto r = checkCommon(node, p, "AVERAGE_POOL_2D"); !r.empty())
+    if (auto r = checkCommon(node, p, "AVERAGE_POOL_2D", nhwc_); !r.empty())
       return r;
     const Value *in = node.input(0);
+    std::size_t h = heightDim(nhwc_);
     if (!node.arg("count_include_pad").asBool() &&
-        choosePadding(in->shape()[2], in->shape()[3], p.h, p.w) == PaddingChoice::Explicit)
+        choosePadding(in->shape()[h], in->shape()[h + 1], p.h, p.w) == PaddingChoice::Explicit)
       return "avg_pool2d with count_include_pad=False and padding that TFLite's SAME does not reproduce";
     return {};
   }
@@ -112,8 +145,7 @@ public:
     const Value *in = node.input(0);
     const std::string base = node.name();
     PoolParams p = decode(node, false);
-    Shape x_shape = permuteShape(in->shape(), {0, 2, 3, 1});
-    int32_t x = emitTranspose(emit, emit.tensor(in), in->dtype(), in->shape(), {0, 2, 3, 1}, base + "_input_nhwc");
+    auto [x, x_shape] = nhwcInput(node, emit, nhwc_);
     circle::Padding padding = circle::Padding::VALID;
     if (p.h.pad != 0 || p.w.pad != 0) {
       if (node.arg("count_include_pad").asBool())
@@ -121,11 +153,15 @@ public:
       else
         padding = circle::Padding::SAME; // check() made sure SAME matches
     }
-    const Value *out = node.output();
-    int32_t y = emit.newTensor(out->dtype(), permuteShape(out->shape(), {0, 2, 3, 1}), base + "_nhwc");
+    int32_t y = nhwcOutput(node, emit, nhwc_);
     emit.addOperator(circle::BuiltinOperator::AVERAGE_POOL_2D, {x}, {y}, options(poolOptions(p, padding)));
-    emitTransposeInto(emit, y, {0, 3, 1, 2}, emit.tensor(out), base + "_output_nchw");
+    finishNhwcOutput(node, emit, nhwc_, y);
   }
+
+  explicit AvgPool2d(bool nhwc) : nhwc_(nhwc) {}
+
+private:
+  bool nhwc_;
 };
 
 // Output 1x1 is a MEAN over H and W (any input size); an output that divides a static input
@@ -178,9 +214,14 @@ public:
 void registerPooling(Registrar &r) {
   registerFor(r, {"aten::max_pool2d.default", "aten::max_pool2d_with_indices.default"},
               "TRANSPOSE -> MAX_POOL_2D (+PADV2 with the dtype minimum) -> TRANSPOSE; indices unsupported",
-              std::make_shared<MaxPool2d>());
+              std::make_shared<MaxPool2d>(false));
+  registerFor(r, {"circle::maxpool2d.default"}, "MAX_POOL_2D (+PADV2 with the dtype minimum), NHWC",
+              std::make_shared<MaxPool2d>(true));
   registerFor(r, {"aten::avg_pool2d.default"},
-              "TRANSPOSE -> AVERAGE_POOL_2D (+PAD when count_include_pad) -> TRANSPOSE", std::make_shared<AvgPool2d>());
+              "TRANSPOSE -> AVERAGE_POOL_2D (+PAD when count_include_pad) -> TRANSPOSE",
+              std::make_shared<AvgPool2d>(false));
+  registerFor(r, {"circle::avgpool2d.default"}, "AVERAGE_POOL_2D (+PAD when count_include_pad), NHWC",
+              std::make_shared<AvgPool2d>(true));
   registerFor(r, {"aten::adaptive_avg_pool2d.default", "aten::_adaptive_avg_pool2d.default"},
               "MEAN over H, W (1x1 output) or AVERAGE_POOL_2D", std::make_shared<AdaptiveAvgPool2d>());
 }

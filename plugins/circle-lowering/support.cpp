@@ -1,6 +1,7 @@
 #include "support.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -134,7 +135,52 @@ bool isNumericDType(DType dtype) {
   }
 }
 
+bool isConstantDType(DType dtype) {
+  return isNumericDType(dtype) || dtype == DType::Float16 || dtype == DType::BFloat16;
+}
+
 namespace {
+
+// IEEE binary16 bits of `value`, rounded to nearest even (overflow to inf, NaN kept).
+uint16_t toHalfBits(float value) {
+  uint32_t f;
+  std::memcpy(&f, &value, sizeof f);
+  uint32_t sign = (f >> 16) & 0x8000u;
+  uint32_t exponent = (f >> 23) & 0xffu;
+  uint32_t mantissa = f & 0x7fffffu;
+  if (exponent == 0xffu) // inf or NaN
+    return static_cast<uint16_t>(sign | 0x7c00u | (mantissa ? 0x200u : 0u));
+  int32_t e = static_cast<int32_t>(exponent) - 127 + 15;
+  if (e >= 31)
+    return static_cast<uint16_t>(sign | 0x7c00u);
+  if (e <= 0) { // subnormal or zero
+    if (e < -10)
+      return static_cast<uint16_t>(sign);
+    mantissa |= 0x800000u;
+    uint32_t shift = static_cast<uint32_t>(14 - e);
+    uint32_t half = mantissa >> shift;
+    uint32_t rest = mantissa & ((1u << shift) - 1);
+    uint32_t midpoint = 1u << (shift - 1);
+    if (rest > midpoint || (rest == midpoint && (half & 1u)))
+      ++half;
+    return static_cast<uint16_t>(sign | half);
+  }
+  uint32_t half = (static_cast<uint32_t>(e) << 10) | (mantissa >> 13);
+  uint32_t rest = mantissa & 0x1fffu;
+  if (rest > 0x1000u || (rest == 0x1000u && (half & 1u)))
+    ++half; // may carry into the exponent, which is still correct rounding
+  return static_cast<uint16_t>(sign | half);
+}
+
+// bfloat16 bits of `value`: the high half of the float32, rounded to nearest even.
+uint16_t toBFloat16Bits(float value) {
+  uint32_t f;
+  std::memcpy(&f, &value, sizeof f);
+  if ((f & 0x7f800000u) == 0x7f800000u && (f & 0x7fffffu))
+    return static_cast<uint16_t>((f >> 16) | 0x40u); // quiet NaN
+  uint32_t rounding = 0x7fffu + ((f >> 16) & 1u);
+  return static_cast<uint16_t>((f + rounding) >> 16);
+}
 
 template <typename T> std::shared_ptr<const TensorData> scalarOf(DType dtype, T value) {
   return std::make_shared<TensorData>(TensorData::fromVector<T>(dtype, {}, {value}));
@@ -169,6 +215,10 @@ std::shared_ptr<const TensorData> scalarData(DType dtype, double value) {
     return scalarOf<float>(dtype, static_cast<float>(value));
   case DType::Float64:
     return scalarOf<double>(dtype, value);
+  case DType::Float16:
+    return scalarOf<uint16_t>(dtype, toHalfBits(static_cast<float>(value)));
+  case DType::BFloat16:
+    return scalarOf<uint16_t>(dtype, toBFloat16Bits(static_cast<float>(value)));
   default:
     throw Error("cannot build a " + std::string(dtypeName(dtype)) + " scalar constant");
   }

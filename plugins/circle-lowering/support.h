@@ -83,8 +83,10 @@ std::shared_ptr<const TensorData> permutedView(const std::shared_ptr<const Tenso
 std::shared_ptr<const TensorData> zeros(DType dtype, std::vector<int64_t> sizes);
 // A rank-0 constant of `dtype` holding `value` (converted as PyTorch converts a Python scalar).
 std::shared_ptr<const TensorData> scalarData(DType dtype, double value);
-// Whether `dtype` can hold constants built by scalarData (numbers and bool).
+// Whether `dtype` is a number or bool type the arithmetic lowerings compute in.
 bool isNumericDType(DType dtype);
+// isNumericDType plus the 16-bit floats: the types scalarData (and CAST) handle.
+bool isConstantDType(DType dtype);
 // Lowest value of `dtype` (-inf for floating types), for max-pool padding.
 std::shared_ptr<const TensorData> lowestScalar(DType dtype);
 
@@ -130,6 +132,23 @@ int32_t emitIntVector(CircleEmitter &emit, const std::vector<VectorPiece> &piece
 bool allConstant(const std::vector<VectorPiece> &pieces);
 std::vector<int32_t> constantValues(const std::vector<VectorPiece> &pieces, std::string_view what);
 
+// ---- value-free shapes (static_shapes.cpp) -----------------------------------------------------
+
+// The tensor dim a SymInt reads (sym_size.int, or the circle::shape chain of
+// convert-sym-size-to-circle-shape) as an InputDim piece; nullopt for computed SymInts.
+std::optional<VectorPiece> resolveSymbol(const Value *symbol);
+// Whether emitZerosOfShape can build these pieces: a numeric dtype and every symbolic piece a
+// dim of an existing tensor.
+bool canBuildStatically(const std::vector<VectorPiece> &pieces, DType dtype);
+// Zeros of `shape` built only from shape-preserving operators (STRIDED_SLICE, ZEROS_LIKE,
+// constant-shape RESHAPE, broadcasting ADD), so runtimes infer the shape from the inputs'
+// shapes; FILL/RANGE/BROADCAST_TO over runtime shape vectors would make it value-dependent.
+int32_t emitZerosOfShape(CircleEmitter &emit, const std::vector<VectorPiece> &pieces, const Shape &shape, DType dtype,
+                         const std::string &hint);
+// 0, 1, ..., n-1 for n = dim `d` of `t`, as a 1-D `dtype` (float32, int32 or int64) tensor
+// built the same value-free way (zeros + 1, CUMSUM, - 1).
+int32_t emitIotaOfDim(CircleEmitter &emit, const Value *t, int64_t d, DType dtype, const std::string &hint);
+
 // RESHAPE `input` to `target` (writing into `output`). A static target or one with a single
 // symbolic dim uses a constant shape (-1 for that dim); otherwise the shape is assembled at
 // runtime from `sizes`/`reference` (see shapePieces). Throws when it cannot be expressed.
@@ -137,6 +156,16 @@ void emitReshapeInto(CircleEmitter &emit, int32_t input, const Shape &target, co
                      const Value *reference, int32_t output, const std::string &hint);
 // Why emitReshapeInto cannot build `target`, or "".
 std::string reshapeUnsupported(const Shape &target, const Argument *sizes, const Value *reference);
+
+// ---- reductions ------------------------------------------------------------------------------
+
+// The normalised, sorted dims a reduction node reduces (its "dim" argument: an int, a list,
+// None or empty = every dim).
+std::vector<int64_t> reductionAxes(const Node &node);
+// A reduction operator (MEAN, SUM, REDUCE_MAX, ...) over `axes` with int32 axes, writing
+// `output`; works around onert reading a rank-4 -> rank-2 reduction as NHWC pooling.
+void emitReduceInto(CircleEmitter &emit, circle::BuiltinOperator op, int32_t input, DType dtype, const Shape &in_shape,
+                    const std::vector<int64_t> &axes, bool keepdim, int32_t output, const std::string &hint);
 
 // ---- common checks ---------------------------------------------------------------------------
 

@@ -5,6 +5,10 @@
 // A SymInt lives in Circle as an int32 tensor of shape [1]. The serializer lowers these nodes
 // only when a lowering asks for the SymInt's tensor (a RESHAPE or BROADCAST_TO that needs a
 // runtime shape), so models whose shapes fold to constants or to a single -1 carry none of it.
+//
+// The convert-sym-size-to-circle-shape pass spells sym_size out in the IR instead:
+// circle::shape (SHAPE, int32) + slice (STRIDED_SLICE) + _local_scalar_dense, which reads the
+// one-element int tensor as the SymInt (an alias of the int32 [1] tensor).
 #include "lowerings.h"
 #include "support.h"
 
@@ -24,6 +28,49 @@ public:
     piece.input = in;
     piece.value = normalizeDim(node.arg(1).asInt(), in->rank());
     emit.alias(node.output(), emitIntVector(emit, {piece}, node.name()));
+  }
+};
+
+class CircleShape final : public CheckedLowering {
+public:
+  std::string check(const Node &node) const override {
+    if (node.output()->dtype() != DType::Int32)
+      return "circle::shape produces int32";
+    return {};
+  }
+  void lower(const Node &node, CircleEmitter &emit) const override {
+    circle::ShapeOptionsT shape;
+    shape.out_type = circle::TensorType::INT32;
+    emitOp(emit, circle::BuiltinOperator::SHAPE, {emit.tensor(node.input(0))}, node.output(),
+           options(std::move(shape)));
+  }
+};
+
+// _local_scalar_dense of a one-element integer tensor producing a SymInt: the SymInt is that
+// tensor, as int32 [1].
+class TensorToSymInt final : public CheckedLowering {
+public:
+  std::string check(const Node &node) const override {
+    const Value *in = node.input(0);
+    if (node.output()->kind() != ValueKind::SymInt)
+      return "only integer scalars read from tensors are supported";
+    if (in->dtype() != DType::Int32 && in->dtype() != DType::Int64)
+      return "the tensor must hold an integer";
+    if (countSymbolic(in->shape()) > 0 || numElementsHint(in->shape()) != 1)
+      return "the tensor must have exactly one element";
+    return {};
+  }
+  void lower(const Node &node, CircleEmitter &emit) const override {
+    const Value *in = node.input(0);
+    int32_t t = castedTensor(emit, in, DType::Int32, node.name() + "_int32");
+    if (in->rank() == 1) {
+      emit.alias(node.output(), t);
+      return;
+    }
+    int32_t vector = emit.newTensor(DType::Int32, Shape{1}, node.name());
+    emit.addOperator(circle::BuiltinOperator::RESHAPE, {t, emit.constInt32({1}, node.name() + "_shape")}, {vector},
+                     options(circle::ReshapeOptionsT{}));
+    emit.alias(node.output(), vector);
   }
 };
 
@@ -76,6 +123,9 @@ private:
 void registerSymbolic(Registrar &r) {
   using Op = circle::BuiltinOperator;
   registerFor(r, {"aten::sym_size.int"}, "SHAPE + GATHER (an int32 [1] tensor)", std::make_shared<SymSize>());
+  registerFor(r, {"circle::shape.default"}, "SHAPE (int32)", std::make_shared<CircleShape>());
+  registerFor(r, {"aten::_local_scalar_dense.default"}, "the one-element int tensor as a SymInt (int32 [1])",
+              std::make_shared<TensorToSymInt>());
   registerFor(r, {"_operator::add"}, "ADD on int32 [1] tensors", std::make_shared<SymArith>(Op::ADD));
   registerFor(r, {"_operator::sub"}, "SUB on int32 [1] tensors", std::make_shared<SymArith>(Op::SUB));
   registerFor(r, {"_operator::mul"}, "MUL on int32 [1] tensors", std::make_shared<SymArith>(Op::MUL));

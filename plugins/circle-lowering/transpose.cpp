@@ -1,4 +1,4 @@
-// permute / transpose.int / t -> TRANSPOSE with an int32 permutation.
+// permute / transpose.int / t -> TRANSPOSE with an int32 permutation; flip -> REVERSE_V2.
 #include "lowerings.h"
 #include "support.h"
 
@@ -48,9 +48,44 @@ public:
   }
 };
 
+class Flip final : public CheckedLowering {
+public:
+  std::string check(const Node &node) const override {
+    dims(node);
+    return {};
+  }
+  void lower(const Node &node, CircleEmitter &emit) const override {
+    const Value *in = node.input(0);
+    auto d = dims(node);
+    if (d.empty()) {
+      emitIdentity(emit, emit.tensor(in), in->rank(), emit.tensor(node.output()), node.name());
+      return;
+    }
+    emitOp(emit, circle::BuiltinOperator::REVERSE_V2,
+           {emit.tensor(in), emit.constInt32(toInt32(d, "dim"), node.name() + "_axes")}, node.output());
+  }
+
+private:
+  static std::vector<int64_t> dims(const Node &node) {
+    const Value *in = node.input(0);
+    std::vector<int64_t> out;
+    for (int64_t d : node.arg(1).asInts()) {
+      if (in->rank() == 0)
+        continue;
+      int64_t n = normalizeDim(d, in->rank());
+      if (std::find(out.begin(), out.end(), n) != out.end())
+        throw Error("dim " + std::to_string(d) + " appears twice");
+      out.push_back(n);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+};
+
 } // namespace
 
 void registerTranspose(Registrar &r) {
+  registerFor(r, {"aten::flip.default"}, "REVERSE_V2", std::make_shared<Flip>());
   registerFor(r, {"aten::permute.default", "aten::permute_copy.default", "aten::transpose.int",
                   "aten::transpose_copy.int", "aten::t.default", "aten::t_copy.default"},
               "TRANSPOSE", std::make_shared<Transpose>());

@@ -43,10 +43,18 @@ public:
 private:
   static json encode(bool v) { return v; }
   static json encode(int32_t v) { return v; }
+  static json encode(uint32_t v) { return v; }
+  static json encode(int64_t v) { return v; }
   static json encode(float v) { return static_cast<double>(v); }
   static json encode(const std::string &v) { return v; }
   static json encode(const char *v) { return std::string(v); }
   static json encode(const std::vector<int32_t> &v) { return v; }
+  static json encode(const std::vector<float> &v) {
+    json out = json::array();
+    for (float f : v)
+      out.push_back(static_cast<double>(f));
+    return out;
+  }
   static json encode(circle::Padding v) { return enumValue("Padding", circle::EnumNamePadding(v)); }
   static json encode(circle::ActivationFunctionType v) {
     return enumValue("ActivationFunctionType", circle::EnumNameActivationFunctionType(v));
@@ -57,6 +65,11 @@ private:
   }
   static json encode(circle::MirrorPadMode v) { return enumValue("MirrorPadMode", circle::EnumNameMirrorPadMode(v)); }
   static json encode(circle::RoPEMode v) { return enumValue("RoPEMode", circle::EnumNameRoPEMode(v)); }
+  static json encode(circle::LSHProjectionType v) {
+    return enumValue("LSHProjectionType", circle::EnumNameLSHProjectionType(v));
+  }
+  static json encode(circle::LSTMKernelType v) { return enumValue("LSTMKernelType", circle::EnumNameLSTMKernelType(v)); }
+  static json encode(circle::CombinerType v) { return enumValue("CombinerType", circle::EnumNameCombinerType(v)); }
 
   json fields_ = json::object();
 };
@@ -299,6 +312,131 @@ std::vector<OptionCase> optionCases() {
     o.epsilon = f.set("epsilon", 1e-5f);
     o.fused_activation_function = f.set("fused_activation_function", Act::RELU);
   }));
+  // Options of operators the converter never emits: a reader of foreign files must keep them.
+  cases.push_back(option<circle::SVDFOptionsT>(Op::SVDF, [](auto &o, Fields &f) {
+    o.rank = f.set("rank", 2);
+    o.fused_activation_function = f.set("fused_activation_function", Act::RELU);
+    o.asymmetric_quantize_inputs = f.set("asymmetric_quantize_inputs", true);
+  }));
+  cases.push_back(option<circle::RNNOptionsT>(Op::RNN, [](auto &o, Fields &f) {
+    o.fused_activation_function = f.set("fused_activation_function", Act::TANH);
+    o.asymmetric_quantize_inputs = f.set("asymmetric_quantize_inputs", true);
+  }));
+  cases.push_back(option<circle::SequenceRNNOptionsT>(Op::UNIDIRECTIONAL_SEQUENCE_RNN, [](auto &o, Fields &f) {
+    o.time_major = f.set("time_major", true);
+    o.fused_activation_function = f.set("fused_activation_function", Act::RELU6);
+    o.asymmetric_quantize_inputs = f.set("asymmetric_quantize_inputs", true);
+  }));
+  cases.push_back(option<circle::BidirectionalSequenceRNNOptionsT>(Op::BIDIRECTIONAL_SEQUENCE_RNN, [](auto &o, Fields &f) {
+    o.time_major = f.set("time_major", true);
+    o.fused_activation_function = f.set("fused_activation_function", Act::RELU_N1_TO_1);
+    o.merge_outputs = f.set("merge_outputs", true);
+    o.asymmetric_quantize_inputs = f.set("asymmetric_quantize_inputs", true);
+  }));
+  cases.push_back(option<circle::LSTMOptionsT>(Op::LSTM, [](auto &o, Fields &f) {
+    o.fused_activation_function = f.set("fused_activation_function", Act::TANH);
+    o.cell_clip = f.set("cell_clip", 10.5f);
+    o.proj_clip = f.set("proj_clip", 3.25f);
+    o.kernel_type = f.set("kernel_type", circle::LSTMKernelType::BASIC);
+    o.asymmetric_quantize_inputs = f.set("asymmetric_quantize_inputs", true);
+  }));
+  cases.push_back(option<circle::UnidirectionalSequenceLSTMOptionsT>(
+      Op::UNIDIRECTIONAL_SEQUENCE_LSTM, [](auto &o, Fields &f) {
+        o.fused_activation_function = f.set("fused_activation_function", Act::RELU);
+        o.cell_clip = f.set("cell_clip", 1.5f);
+        o.proj_clip = f.set("proj_clip", 2.5f);
+        o.time_major = f.set("time_major", true);
+        o.asymmetric_quantize_inputs = f.set("asymmetric_quantize_inputs", true);
+        o.diagonal_recurrent_tensors = f.set("diagonal_recurrent_tensors", true);
+      }));
+  cases.push_back(option<circle::BidirectionalSequenceLSTMOptionsT>(
+      Op::BIDIRECTIONAL_SEQUENCE_LSTM, [](auto &o, Fields &f) {
+        o.fused_activation_function = f.set("fused_activation_function", Act::SIGN_BIT);
+        o.cell_clip = f.set("cell_clip", 0.75f);
+        o.proj_clip = f.set("proj_clip", 0.125f);
+        o.merge_outputs = f.set("merge_outputs", true);
+        o.time_major = f.set("time_major", false); // the one bool option that defaults to true
+        o.asymmetric_quantize_inputs = f.set("asymmetric_quantize_inputs", true);
+      }));
+  cases.push_back(option<circle::ConcatEmbeddingsOptionsT>(Op::CONCAT_EMBEDDINGS, [](auto &o, Fields &f) {
+    o.num_channels = f.set("num_channels", 2);
+    o.num_columns_per_channel = f.set("num_columns_per_channel", std::vector<int32_t>{3, 5});
+    o.embedding_dim_per_channel = f.set("embedding_dim_per_channel", std::vector<int32_t>{8, 16});
+  }));
+  cases.push_back(option<circle::LSHProjectionOptionsT>(Op::LSH_PROJECTION, [](auto &o, Fields &f) {
+    o.type = f.set("type", circle::LSHProjectionType::DENSE);
+  }));
+  cases.push_back(option<circle::SkipGramOptionsT>(Op::SKIP_GRAM, [](auto &o, Fields &f) {
+    o.ngram_size = f.set("ngram_size", 3);
+    o.max_skip_size = f.set("max_skip_size", 2);
+    o.include_all_ngrams = f.set("include_all_ngrams", true);
+  }));
+  cases.push_back(option<circle::EmbeddingLookupSparseOptionsT>(Op::EMBEDDING_LOOKUP_SPARSE, [](auto &o, Fields &f) {
+    o.combiner = f.set("combiner", circle::CombinerType::SQRTN);
+  }));
+  cases.push_back(option<circle::HashtableOptionsT>(Op::HASHTABLE, [](auto &o, Fields &f) {
+    o.table_id = f.set("table_id", 7);
+    o.key_dtype = f.set("key_dtype", TT::STRING);
+    o.value_dtype = f.set("value_dtype", TT::INT64);
+  }));
+  cases.push_back(option<circle::HashtableFindOptionsT>(Op::HASHTABLE_FIND));
+  cases.push_back(option<circle::HashtableImportOptionsT>(Op::HASHTABLE_IMPORT));
+  cases.push_back(option<circle::HashtableSizeOptionsT>(Op::HASHTABLE_SIZE));
+  cases.push_back(option<circle::CallOptionsT>(Op::CALL, [](auto &o, Fields &f) { o.subgraph = f.set("subgraph", 2u); }));
+  cases.push_back(option<circle::CallOnceOptionsT>(Op::CALL_ONCE, [](auto &o, Fields &f) {
+    o.init_subgraph_index = f.set("init_subgraph_index", 1);
+  }));
+  cases.push_back(option<circle::VarHandleOptionsT>(Op::VAR_HANDLE, [](auto &o, Fields &f) {
+    o.container = f.set("container", std::string("state"));
+    o.shared_name = f.set("shared_name", std::string("counter"));
+  }));
+  cases.push_back(option<circle::ReadVariableOptionsT>(Op::READ_VARIABLE));
+  cases.push_back(option<circle::AssignVariableOptionsT>(Op::ASSIGN_VARIABLE));
+  cases.push_back(option<circle::RandomOptionsT>(Op::RANDOM_UNIFORM, [](auto &o, Fields &f) {
+    o.seed = f.set("seed", int64_t{1} << 40);
+    o.seed2 = f.set("seed2", int64_t{-12345});
+  }));
+  cases.push_back(option<circle::SparseToDenseOptionsT>(Op::SPARSE_TO_DENSE, [](auto &o, Fields &f) {
+    o.validate_indices = f.set("validate_indices", true);
+  }));
+  cases.push_back(option<circle::FakeQuantOptionsT>(Op::FAKE_QUANT, [](auto &o, Fields &f) {
+    o.min = f.set("min", -6.0f);
+    o.max = f.set("max", 6.0f);
+    o.num_bits = f.set("num_bits", 8);
+    o.narrow_range = f.set("narrow_range", true);
+  }));
+  cases.push_back(option<circle::UniqueOptionsT>(Op::UNIQUE, [](auto &o, Fields &f) {
+    o.idx_out_type = f.set("idx_out_type", TT::INT64); // default INT32
+  }));
+  cases.push_back(option<circle::ReverseSequenceOptionsT>(Op::REVERSE_SEQUENCE, [](auto &o, Fields &f) {
+    o.seq_dim = f.set("seq_dim", 1);
+    o.batch_dim = f.set("batch_dim", 2);
+  }));
+  cases.push_back(option<circle::BucketizeOptionsT>(Op::BUCKETIZE, [](auto &o, Fields &f) {
+    o.boundaries = f.set("boundaries", std::vector<float>{-1.5f, 0.f, 2.25f});
+  }));
+  cases.push_back(option<circle::BatchToSpaceNDOptionsT>(Op::BATCH_TO_SPACE_ND));
+  cases.push_back(option<circle::SpaceToBatchNDOptionsT>(Op::SPACE_TO_BATCH_ND));
+  cases.push_back(option<circle::ReverseV2OptionsT>(Op::REVERSE_V2));
+  cases.push_back(option<circle::AddNOptionsT>(Op::ADD_N));
+  cases.push_back(option<circle::MatrixDiagOptionsT>(Op::MATRIX_DIAG));
+  cases.push_back(option<circle::MatrixSetDiagOptionsT>(Op::MATRIX_SET_DIAG));
+  cases.push_back(option<circle::NonMaxSuppressionV4OptionsT>(Op::NON_MAX_SUPPRESSION_V4));
+  cases.push_back(option<circle::NonMaxSuppressionV5OptionsT>(Op::NON_MAX_SUPPRESSION_V5));
+  cases.push_back(option<circle::ScatterNdOptionsT>(Op::SCATTER_ND));
+  cases.push_back(option<circle::DensifyOptionsT>(Op::DENSIFY));
+  cases.push_back(option<circle::SegmentSumOptionsT>(Op::SEGMENT_SUM));
+  cases.push_back(option<circle::Rfft2dOptionsT>(Op::RFFT2D));
+  cases.push_back(option<circle::DynamicUpdateSliceOptionsT>(Op::DYNAMIC_UPDATE_SLICE));
+  cases.push_back(option<circle::UnsortedSegmentProdOptionsT>(Op::UNSORTED_SEGMENT_PROD));
+  cases.push_back(option<circle::UnsortedSegmentMaxOptionsT>(Op::UNSORTED_SEGMENT_MAX));
+  cases.push_back(option<circle::UnsortedSegmentMinOptionsT>(Op::UNSORTED_SEGMENT_MIN));
+  cases.push_back(option<circle::UnsortedSegmentSumOptionsT>(Op::UNSORTED_SEGMENT_SUM));
+  cases.push_back(option<circle::ATan2OptionsT>(Op::ATAN2));
+  cases.push_back(option<circle::SignOptionsT>(Op::SIGN));
+  cases.push_back(option<circle::BitcastOptionsT>(Op::BITCAST));
+  cases.push_back(option<circle::BitwiseXorOptionsT>(Op::BITWISE_XOR));
+  cases.push_back(option<circle::RightShiftOptionsT>(Op::RIGHT_SHIFT));
   return cases;
 }
 

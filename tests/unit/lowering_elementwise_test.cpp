@@ -156,6 +156,34 @@ TEST(LowerComparison, PromotesAnIntegerTensorAgainstAFloatScalar) {
   EXPECT_EQ(constantValues<float>(m, ops[2].inputs[2]), (std::vector<float>{0.0f}));
 }
 
+// logical_* read numbers as "x != 0"; bitwise_* stay bool-only (on integers they are bitwise).
+TEST(LowerComparison, LogicalOpsOfNumbersCompareWithZero) {
+  auto g = parse(R"(graph @main {
+  input %x: f32[3]
+  input %i: i32[3]
+  input %b: bool[3]
+  %n: bool[3] = aten::logical_not.default(%x)
+  %a: bool[3] = aten::logical_and.default(%i, %b)
+  %k: bool[3] = aten::__and__.Tensor(%a, %n)
+  return %k
+})");
+  CircleModel m = lower(*g);
+  ASSERT_EQ(opNames(m), (std::vector<std::string>{"NOT_EQUAL", "LOGICAL_NOT", "NOT_EQUAL", "LOGICAL_AND", "LOGICAL_AND"}));
+  const auto &ops = m.subgraphs[0].operators;
+  EXPECT_EQ(constantValues<float>(m, ops[0].inputs[1]), (std::vector<float>{0.0f}));
+  EXPECT_EQ(constantValues<int32_t>(m, ops[2].inputs[1]), (std::vector<int32_t>{0}));
+  EXPECT_EQ(ops[3].inputs[1], m.subgraphs[0].inputs[2]);
+
+  auto bitwise = parse(R"(graph @main {
+  input %i: i32[3]
+  %k: i32[3] = aten::bitwise_and.Tensor(%i, %i)
+  return %k
+})");
+  auto missing = findUnsupportedOps(*bitwise, test::stdRegistry());
+  ASSERT_EQ(missing.size(), 1u);
+  EXPECT_NE(missing[0].reason.find("non-bool"), std::string::npos) << missing[0].reason;
+}
+
 TEST(LowerCopies, SurvivingIdentitiesShareTheTensorOrCopyWhenNeeded) {
   auto g = parse(R"(graph @main {
   input %x: f32[3]

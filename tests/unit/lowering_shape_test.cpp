@@ -187,6 +187,9 @@ TEST(LowerEmbedding, GathersRowsOfTheWeight) {
   EXPECT_EQ(tensorAt(m, op.inputs[0]).name, "w");
 }
 
+// A symbolic dim that is a dim of an existing tensor is built without value-dependent shapes
+// (static_shapes.cpp): zeros of the result shape are assembled from a slice of that tensor and
+// added to the input, so runtimes that infer shapes statically keep the result static.
 TEST(LowerExpand, SymbolicDimsComeFromTheInputShape) {
   auto g = parse(R"(graph @main {
   symbol s0 in [1, 64] hint 3
@@ -195,10 +198,38 @@ TEST(LowerExpand, SymbolicDimsComeFromTheInputShape) {
   return %e
 })");
   CircleModel m = lower(*g);
-  EXPECT_EQ(opNames(m), (std::vector<std::string>{"SHAPE", "GATHER", "CONCATENATION", "BROADCAST_TO"}));
+  ASSERT_EQ(opNames(m), (std::vector<std::string>{"STRIDED_SLICE", "ZEROS_LIKE", "RESHAPE", "ADD", "ADD"}));
   const auto &ops = m.subgraphs[0].operators;
+  // Dim 0 of %x, as a vector.
+  EXPECT_EQ(ops[0].inputs[0], m.subgraphs[0].inputs[0]);
+  EXPECT_EQ(ops[0].builtin_options.AsStridedSliceOptions()->shrink_axis_mask, 2);
+  // Placed at position 1 of the result: [1, -1, 1].
+  EXPECT_EQ(constantValues<int32_t>(m, ops[2].inputs[1]), (std::vector<int32_t>{1, -1, 1}));
+  // Broadcast with the static zeros [2, 1, 4].
+  EXPECT_EQ(tensorAt(m, ops[3].inputs[0]).shape, (std::vector<int32_t>{2, 1, 4}));
+  EXPECT_EQ(tensorAt(m, ops[3].outputs[0]).shape_signature, (std::vector<int32_t>{2, -1, 4}));
+  // Finally the input plus those zeros is the expanded result.
+  EXPECT_EQ(ops[4].inputs[0], m.subgraphs[0].inputs[0]);
+  EXPECT_EQ(ops[4].outputs[0], m.subgraphs[0].outputs[0]);
+  EXPECT_EQ(tensorAt(m, m.subgraphs[0].outputs[0]).shape_signature, (std::vector<int32_t>{2, -1, 4}));
+}
+
+// bool tensors cannot be added: the shape is computed at runtime for BROADCAST_TO.
+TEST(LowerExpand, BoolExpansionReadsTheShapeAtRuntime) {
+  auto g = parse(R"(graph @main {
+  symbol s0 in [1, 64] hint 3
+  input %x: bool[s0, 1]
+  %e: bool[2, s0, 4] = aten::expand.default(%x, [2, -1, 4])
+  return %e
+})");
+  CircleModel m = lower(*g);
+  ASSERT_EQ(opNames(m), (std::vector<std::string>{"SHAPE", "GATHER", "CONCATENATION", "BROADCAST_TO"}));
+  const auto &ops = m.subgraphs[0].operators;
+  ASSERT_EQ(ops[1].inputs.size(), 2u);
   EXPECT_EQ(constantValues<int32_t>(m, ops[1].inputs[1]), (std::vector<int32_t>{0}));
+  ASSERT_EQ(ops[2].inputs.size(), 3u);
   EXPECT_EQ(constantValues<int32_t>(m, ops[2].inputs[0]), (std::vector<int32_t>{2}));
+  EXPECT_EQ(ops[2].inputs[1], ops[1].outputs[0]);
   EXPECT_EQ(constantValues<int32_t>(m, ops[2].inputs[2]), (std::vector<int32_t>{4}));
 }
 

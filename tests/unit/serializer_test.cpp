@@ -221,6 +221,20 @@ TEST_F(SerializerTest, SymbolicDimsBecomeOneWithASignature) {
   EXPECT_TRUE(y.shape_signature.empty()) << "a static tensor must not carry a signature";
 }
 
+TEST_F(SerializerTest, SymbolsWithASingleValueRangeAreStatic) {
+  auto g = parse(R"(graph @main {
+  symbol s0 in [4, 4] hint 4
+  symbol s1 in [1, 8] hint 2
+  input %x: f32[s0, s1]
+  %r: f32[s0, s1] = aten::relu.default(%x)
+  return %r
+})");
+  CircleModel m = serialize(*g);
+  const CircleTensor &x = test::tensorAt(m, m.subgraphs[0].inputs[0]);
+  EXPECT_EQ(x.shape, (std::vector<int32_t>{4, 1}));
+  EXPECT_EQ(x.shape_signature, (std::vector<int32_t>{4, -1})) << "s0 can only be 4";
+}
+
 TEST_F(SerializerTest, ConstantInputsAreKeptUnlessConfiguredAway) {
   auto g = parse(R"(graph @main {
   input %x: f32[2]
@@ -309,6 +323,50 @@ TEST_F(SerializerTest, ALoweringMustGiveEveryUsedOutputATensor) {
         }
       },
       Error);
+}
+
+TEST_F(SerializerTest, TensorResultsReadOnlyBySymbolicNodesAreLoweredOnDemand) {
+  // %d feeds only the SymInt %n, which nothing lowered needs: neither is emitted.
+  add("aten::abs.default", std::make_shared<TestUnary>(circle::BuiltinOperator::ABS));
+  auto g = parse(R"(graph @main {
+  symbol s0 in [1, 64] hint 3
+  input %x: f32[s0, 4]
+  input %i: i64[1]
+  %d: i64[1] = aten::abs.default(%i)
+  %n: sym_int(s0) = aten::_local_scalar_dense.default(%d)
+  %r: f32[s0, 4] = aten::relu.default(%x)
+  return %r
+})");
+  EXPECT_TRUE(findUnsupportedOps(*g, registry).empty()) << "abs of int64 would be unsupported if it were needed";
+  EXPECT_EQ(test::opNames(serialize(*g)), (std::vector<std::string>{"RELU"}));
+}
+
+TEST_F(SerializerTest, EveryDtypeReachesTheModelAsItIs) {
+  add("aten::abs.default", std::make_shared<TestUnary>(circle::BuiltinOperator::ABS));
+  auto g = parse(R"(graph @main {
+  input %a: i64[2]
+  input %b: i32[2]
+  input %c: bool[2]
+  input %d: f16[2]
+  input %e: bf16[2]
+  input %s: f32[]
+  %k = const bf16[2] hex<"803f0040">
+  %r: f32[] = aten::relu.default(%s)
+  return %a, %b, %c, %d, %e, %k, %r
+})");
+  CircleModel m = serialize(*g);
+  const auto &sg = m.subgraphs[0];
+  std::vector<circle::TensorType> types;
+  for (int32_t in : sg.inputs)
+    types.push_back(test::tensorAt(m, in).type);
+  EXPECT_EQ(types, (std::vector<circle::TensorType>{circle::TensorType::INT64, circle::TensorType::INT32,
+                                                    circle::TensorType::BOOL, circle::TensorType::FLOAT16,
+                                                    circle::TensorType::BFLOAT16, circle::TensorType::FLOAT32}));
+  EXPECT_EQ(test::tensorAt(m, sg.inputs[5]).shape, (std::vector<int32_t>{})) << "a scalar input is rank 0";
+  EXPECT_EQ(test::tensorAt(m, sg.outputs[5]).type, circle::TensorType::BFLOAT16);
+  // The bf16 constant goes out through an identity copy of its (bit-exact) tensor.
+  const CircleOperator &copy = sg.operators.at(sg.operators.size() - 1);
+  EXPECT_EQ(test::constantValues<uint16_t>(m, copy.inputs[0]), (std::vector<uint16_t>{0x3f80, 0x4000}));
 }
 
 TEST(SerializerDeterminism, SameGraphGivesSameBytes) {

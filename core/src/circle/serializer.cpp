@@ -35,15 +35,16 @@ std::string describe(const std::vector<UnsupportedOp> &ops) {
   return out.str();
 }
 
-// Deferred nodes (symbolic scalars, nodes without outputs; see isDeferred) are lowered only when
-// something lowered reads them, so those nobody needs cannot block a conversion: a comparison
-// feeding only a runtime assertion, say.
+// Deferred nodes (symbolic scalars, nodes without outputs, their shape computations; see
+// deferredNodes) are lowered only when something lowered reads them, so those nobody needs
+// cannot block a conversion: a comparison feeding only a runtime assertion, say.
 class NeedAnalysis {
 public:
-  explicit NeedAnalysis(const Graph &graph) : graph_(graph) {}
+  NeedAnalysis(const Graph &graph, const std::unordered_set<const Node *> &deferred)
+      : graph_(graph), deferred_(deferred) {}
 
   bool neverLowered(const Node &node) {
-    if (!circle_serializer::isDeferred(node))
+    if (!deferred_.count(&node))
       return false;
     for (const Value *out : node.outputs())
       if (needed(out))
@@ -64,6 +65,7 @@ private:
   }
 
   const Graph &graph_;
+  const std::unordered_set<const Node *> &deferred_;
   std::map<const Value *, bool> memo_;
 };
 
@@ -75,7 +77,8 @@ UnsupportedOpsError::UnsupportedOpsError(std::vector<UnsupportedOp> ops)
 std::vector<UnsupportedOp> findUnsupportedOps(const Graph &graph, const Registry &registry) {
   std::map<OpKey, UnsupportedOp> missing;
   std::map<OpKey, std::vector<std::string>> reasons;
-  NeedAnalysis analysis(graph);
+  auto deferred = circle_serializer::deferredNodes(graph);
+  NeedAnalysis analysis(graph, deferred);
   for (const auto &node : graph.nodes()) {
     if (analysis.neverLowered(*node))
       continue;
@@ -116,7 +119,8 @@ CircleModel serializeGraph(const Graph &graph, const Registry &registry, const C
   if (auto missing = findUnsupportedOps(graph, registry); !missing.empty())
     throw UnsupportedOpsError(std::move(missing));
 
-  circle_serializer::GraphEmitter emit(graph, registry, config);
+  auto deferred = circle_serializer::deferredNodes(graph);
+  circle_serializer::GraphEmitter emit(graph, registry, config, deferred);
   auto &sg = emit.subgraph();
 
   // Inputs: user inputs in signature order. Inputs torch.export specialised to a constant
@@ -133,7 +137,7 @@ CircleModel serializeGraph(const Graph &graph, const Registry &registry, const C
   }
 
   for (const auto &node : graph.nodes()) {
-    if (circle_serializer::isDeferred(*node)) {
+    if (deferred.count(node.get())) {
       if (node->numOutputs() == 0)
         TICO_DEBUG << "serializer: node '" << node->name() << "' (" << node->op().str()
                    << ") has no outputs and emits nothing";

@@ -6,6 +6,7 @@
 #include "tico/support/error.h"
 
 #include <limits>
+#include <optional>
 #include <numeric>
 
 namespace tico::circle_serializer {
@@ -20,21 +21,21 @@ int32_t dimToInt32(int64_t dim, const std::string &tensor_name) {
 
 // Circle's dynamic-shape convention: a symbolic dim is 1 in `shape` and -1 in
 // `shape_signature`; the signature stays empty (absent in the file) when every dim is static,
-// because the ONE runtime prefers a present signature over the shape.
-void fillShape(CircleTensor &tensor, const Shape &shape) {
+// because the ONE runtime prefers a present signature over the shape. A symbolic dim whose
+// symbols all have single-value ranges is that value: static.
+void fillShape(CircleTensor &tensor, const Shape &shape, const FixedSymbols &fixed) {
+  std::vector<std::optional<int64_t>> dims;
   bool dynamic = false;
   for (const Dim &d : shape) {
-    if (d.isSymbolic()) {
-      dynamic = true;
-      tensor.shape.push_back(1);
-    } else {
-      tensor.shape.push_back(dimToInt32(d.value(), tensor.name));
-    }
+    std::optional<int64_t> v = d.isStatic() ? std::optional<int64_t>(d.value()) : fixed.valueOf(d.expr());
+    dynamic = dynamic || !v;
+    dims.push_back(v);
+    tensor.shape.push_back(v ? dimToInt32(*v, tensor.name) : 1);
   }
   if (!dynamic)
     return;
-  for (const Dim &d : shape)
-    tensor.shape_signature.push_back(d.isSymbolic() ? -1 : dimToInt32(d.value(), tensor.name));
+  for (const auto &v : dims)
+    tensor.shape_signature.push_back(v ? dimToInt32(*v, tensor.name) : -1);
 }
 
 circle::TensorType circleTypeOf(DType dtype, const std::string &what) {
@@ -47,6 +48,30 @@ circle::TensorType circleTypeOf(DType dtype, const std::string &what) {
 
 bool isSymbolicKind(const Value *value) { return value->kind() != ValueKind::Tensor; }
 
+} // namespace
+
+FixedSymbols::FixedSymbols(const Graph &graph) {
+  for (const auto &[name, range] : graph.symbols())
+    if (range.max && *range.max == range.min)
+      values_[name] = range.min;
+}
+
+std::optional<int64_t> FixedSymbols::valueOf(const std::string &expr) const {
+  if (values_.empty())
+    return std::nullopt;
+  auto it = parsed_.find(expr);
+  if (it == parsed_.end()) {
+    try {
+      it = parsed_.emplace(expr, SymExpr::parse(expr)).first;
+    } catch (const Error &) {
+      return std::nullopt; // not an expression we can evaluate: stays symbolic
+    }
+  }
+  return it->second.evaluate(values_);
+}
+
+namespace {
+
 std::string nodeLabel(const Node &node) {
   std::string label = "node '" + node.name() + "' (" + node.op().str() + ")";
   std::string hint = node.sourceHint();
@@ -57,17 +82,31 @@ std::string nodeLabel(const Node &node) {
 
 } // namespace
 
-bool isDeferred(const Node &node) {
-  if (node.numOutputs() == 0)
-    return true;
-  for (const Value *out : node.outputs())
-    if (!isSymbolicKind(out))
-      return false;
-  return true;
+std::unordered_set<const Node *> deferredNodes(const Graph &graph) {
+  std::unordered_set<const Node *> deferred;
+  // Users follow their producers, so walking backwards sees every user first.
+  for (auto it = graph.nodes().rbegin(); it != graph.nodes().rend(); ++it) {
+    const Node &node = **it;
+    bool all_symbolic = true;
+    bool feeds_deferred_only = node.numOutputs() > 0;
+    for (const Value *out : node.outputs()) {
+      all_symbolic = all_symbolic && isSymbolicKind(out);
+      // A tensor nobody reads is lowered as before; only results consumed exclusively by
+      // deferred nodes wait for them.
+      if (!out->hasUsers() || graph.isGraphOutput(out))
+        feeds_deferred_only = false;
+      for (const Node *user : out->users())
+        feeds_deferred_only = feeds_deferred_only && deferred.count(user);
+    }
+    if (node.numOutputs() == 0 || all_symbolic || feeds_deferred_only)
+      deferred.insert(&node);
+  }
+  return deferred;
 }
 
-GraphEmitter::GraphEmitter(const Graph &graph, const Registry &registry, const CompileConfig &config)
-    : graph_(graph), registry_(registry), config_(config) {
+GraphEmitter::GraphEmitter(const Graph &graph, const Registry &registry, const CompileConfig &config,
+                           const std::unordered_set<const Node *> &deferred)
+    : graph_(graph), registry_(registry), config_(config), deferred_(deferred), fixed_(graph) {
   // The Circle subgraph is called "main", after the exported program's entry point.
   model_.subgraphs.emplace_back();
   model_.subgraphs.front().name = "main";
@@ -105,11 +144,11 @@ int32_t GraphEmitter::tensor(const Value *value) {
     throw Error("a lowering asked for the tensor of a missing value");
   if (auto it = value_tensors_.find(value); it != value_tensors_.end())
     return it->second;
-  // A symbolic scalar computed by a node not lowered yet: lower its producer now, so its
-  // operators precede the operator that consumes it.
+  // A symbolic scalar (or a tensor behind one) computed by a node not lowered yet: lower its
+  // producer now, so its operators precede the operator that consumes it.
   // (A node asking for its own output is being lowered already: its tensor is created below.)
-  if (isSymbolicKind(value) && value->producer() && !lowered_.count(value->producer()) &&
-      !lowering_.count(value->producer())) {
+  if ((isSymbolicKind(value) || deferred_.count(value->producer())) && value->producer() &&
+      !lowered_.count(value->producer()) && !lowering_.count(value->producer())) {
     lowerNode(*value->producer());
     if (auto it = value_tensors_.find(value); it != value_tensors_.end())
       return it->second;
@@ -138,7 +177,7 @@ int32_t GraphEmitter::tensorForValue(const Value *value) {
     t.shape = {1};
   } else {
     t.type = circleTypeOf(value->dtype(), "value '" + value->name() + "'");
-    fillShape(t, value->shape());
+    fillShape(t, value->shape(), fixed_);
   }
   return addTensor(std::move(t));
 }
@@ -154,7 +193,7 @@ int32_t GraphEmitter::newTensor(DType dtype, const Shape &shape, const std::stri
   CircleTensor t;
   t.name = uniqueName(name_hint);
   t.type = circleTypeOf(dtype, "tensor '" + t.name + "'");
-  fillShape(t, shape);
+  fillShape(t, shape, fixed_);
   return addTensor(std::move(t));
 }
 

@@ -12,9 +12,12 @@
 
 #include "tico/circle/model.h"
 #include "tico/ir/graph.h"
+#include "tico/ir/sym_expr.h"
 #include "tico/lowering/lowering.h"
 
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -28,12 +31,28 @@ class Registry;
 namespace circle_serializer {
 
 // Nodes the main loop does not lower: nodes without outputs (runtime assertions left in the
-// graph) and nodes producing only symbolic scalars (lowered on demand).
-bool isDeferred(const Node &node);
+// graph), nodes producing only symbolic scalars, and nodes whose tensor results are read only
+// by such nodes (the SHAPE computations behind a SymInt). The latter two are lowered on
+// demand, when a lowering asks for one of their results.
+std::unordered_set<const Node *> deferredNodes(const Graph &graph);
+
+// Export-time symbols whose range holds a single value (range_constraints min == max): dims
+// over only those symbols are static.
+class FixedSymbols {
+public:
+  explicit FixedSymbols(const Graph &graph);
+  // The value of a dim expression when all its symbols are fixed, else nullopt.
+  std::optional<int64_t> valueOf(const std::string &expr) const;
+
+private:
+  std::map<std::string, int64_t> values_;
+  mutable std::map<std::string, SymExpr> parsed_;
+};
 
 class GraphEmitter final : public CircleEmitter {
 public:
-  GraphEmitter(const Graph &graph, const Registry &registry, const CompileConfig &config);
+  GraphEmitter(const Graph &graph, const Registry &registry, const CompileConfig &config,
+               const std::unordered_set<const Node *> &deferred);
 
   int32_t tensor(const Value *value) override;
   void alias(const Value *value, int32_t tensor) override;
@@ -71,6 +90,8 @@ private:
   const Graph &graph_;
   const Registry &registry_;
   const CompileConfig &config_;
+  const std::unordered_set<const Node *> &deferred_;
+  FixedSymbols fixed_;
   CircleModel model_;
 
   std::unordered_map<const Value *, int32_t> value_tensors_;

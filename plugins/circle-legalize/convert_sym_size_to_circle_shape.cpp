@@ -1,0 +1,56 @@
+// convert-sym-size-to-circle-shape: aten::sym_size.int(x, d) — a dim read at runtime — is
+// spelled out with Circle's SHAPE:
+//
+//   %x_shape: i32[rank(x)] = circle::shape(%x)           (one per tensor)
+//   %d:       i32[1]       = aten::slice.Tensor(%x_shape, 0, d, d + 1)
+//   %s:       SymInt       = aten::_local_scalar_dense(%d)   (same expression and hint)
+//
+// The SymInt keeps feeding view/expand/full/arange sizes and the symbolic integer arithmetic;
+// the serializer lowers this chain only when a lowering needs the SymInt at runtime (a shape
+// with several symbolic dims), so SHAPE appears in the model exactly where it is used.
+#include "legalize_support.h"
+#include "passes.h"
+
+#include <map>
+
+namespace tico::legalize {
+namespace {
+
+class ConvertSymSizeToCircleShape final : public Pass {
+public:
+  bool run(Graph &graph, PassContext &) override {
+    std::map<Value *, Value *> shapes; // tensor -> its circle::shape, created at its first use
+    bool changed = false;
+    for (Node *node : snapshot(graph)) {
+      if (!isOp(*node, {"aten::sym_size.int"}))
+        continue;
+      Value *x = node->input(0);
+      auto dim = wrapDim(node->arg(1).asInt(), x->rank());
+      if (!dim || x->rank() == 0)
+        continue;
+      Builder b(graph, node, node->name());
+      Value *&shape = shapes[x];
+      if (!shape)
+        shape = b.value(OpKey("circle", "shape"), {Argument::value(x)}, DType::Int32, Shape{x->rank()}, "_shape");
+      Value *element = b.slice(shape, 0, *dim, *dim + 1, 1, "_dim");
+      TensorTypeSpec symint;
+      symint.kind = ValueKind::SymInt;
+      Node *scalar =
+          b.node(OpKey("aten", "_local_scalar_dense"), {NamedArg{"self", Argument::value(element)}}, {symint}, "_int");
+      Value *old = node->output();
+      scalar->output()->setSym(old->symExpr(), old->symHint());
+      replaceAndErase(graph, node, old, scalar->output());
+      changed = true;
+    }
+    return changed;
+  }
+};
+
+} // namespace
+
+void registerConvertSymSizeToCircleShape(Registrar &r) {
+  r.addPass(simplePass<ConvertSymSizeToCircleShape>(
+      "convert-sym-size-to-circle-shape", "aten::sym_size.int -> circle::shape + slice + _local_scalar_dense"));
+}
+
+} // namespace tico::legalize

@@ -1,0 +1,190 @@
+// index.Tensor with one index tensor -> GATHER along that dim; with several adjacent index
+// tensors that combine as an outer product (index j varies only along its own dim, as
+// run_decompositions() writes interpolation: rows [Ho, 1], cols [Wo]) -> one GATHER per dim;
+// circle::gather_nd -> GATHER_ND. aten::gather reaches Circle through the
+// convert-gather-to-gather-nd pass.
+//
+// PyTorch accepts negative indices where GATHER does not: a constant index tensor is
+// normalised (a new constant), a computed one is passed through (its values must be >= 0).
+#include "lowerings.h"
+#include "support.h"
+
+#include <cstring>
+
+namespace tico::lowering {
+namespace {
+
+std::string checkIndexDType(const Value *indices) {
+  if (indices->dtype() != DType::Int32 && indices->dtype() != DType::Int64)
+    return "indices must be int32 or int64; '" + indices->name() + "' is " +
+           std::string(torchDTypeName(indices->dtype()));
+  return {};
+}
+
+// The dims index.Tensor indexes: the first one and how many follow it.
+struct Indexed {
+  std::size_t first = 0, count = 0;
+};
+
+// Throws when the index tensors are not adjacent or do not combine as an outer product.
+Indexed indexedDims(const Node &node) {
+  const auto &indices = node.arg(1).asValues();
+  Indexed out;
+  bool seen = false, ended = false;
+  for (std::size_t i = 0; i < indices.size(); ++i) {
+    if (!indices[i]) {
+      ended = seen;
+      continue;
+    }
+    if (ended)
+      throw Error("index tensors separated by full slices are not supported");
+    if (!seen)
+      out.first = i;
+    seen = true;
+    ++out.count;
+  }
+  if (!seen)
+    throw Error("index without an index tensor");
+  if (out.count == 1)
+    return out;
+  // Index j (right-aligned to rank count) may differ from 1 only at position j.
+  for (std::size_t j = 0; j < out.count; ++j) {
+    const Shape &s = indices[out.first + j]->shape();
+    if (s.size() > out.count)
+      throw Error("several index tensors that do not combine as an outer product are not supported");
+    std::size_t offset = out.count - s.size();
+    for (std::size_t p = 0; p < s.size(); ++p)
+      if (p + offset != j && !(s[p].isStatic() && s[p].value() == 1))
+        throw Error("several index tensors that do not combine as an outer product (index j varying along "
+                    "dim j only) are not supported");
+  }
+  return out;
+}
+
+// A copy of the constant `indices` with negative entries counted from the end of a dim of
+// `size`; null when no entry is negative.
+std::shared_ptr<const TensorData> normalisedIndices(const TensorData &indices, int64_t size) {
+  std::vector<std::byte> bytes = indices.contiguousBytes();
+  bool changed = false;
+  auto fix = [&]<typename T>(T) {
+    for (std::size_t i = 0; i < bytes.size(); i += sizeof(T)) {
+      T v;
+      std::memcpy(&v, bytes.data() + i, sizeof v);
+      if (v < 0) {
+        v = static_cast<T>(v + size);
+        std::memcpy(bytes.data() + i, &v, sizeof v);
+        changed = true;
+      }
+    }
+  };
+  if (indices.dtype == DType::Int32)
+    fix(int32_t{});
+  else
+    fix(int64_t{});
+  if (!changed)
+    return nullptr;
+  return std::make_shared<TensorData>(TensorData::fromBytes(indices.dtype, indices.sizes, std::move(bytes)));
+}
+
+class IndexTensor final : public CheckedLowering {
+public:
+  std::string check(const Node &node) const override {
+    const Value *self = node.input(0);
+    Indexed dims = indexedDims(node);
+    if (static_cast<int64_t>(dims.first + dims.count) > self->rank())
+      return "more indices than dims";
+    for (std::size_t j = 0; j < dims.count; ++j) {
+      const Value *indices = node.arg(1).asValues()[dims.first + j];
+      if (indices->dtype() == DType::Bool || indices->dtype() == DType::UInt8)
+        return "boolean-mask indexing has a data-dependent result shape; it is not supported";
+      if (auto r = checkIndexDType(indices); !r.empty())
+        return r;
+      if (dims.count > 1 && countSymbolic(indices->shape()) > 0)
+        return "several index tensors of symbolic size are not supported";
+    }
+    return {};
+  }
+
+  void lower(const Node &node, CircleEmitter &emit) const override {
+    const Value *self = node.input(0);
+    Indexed dims = indexedDims(node);
+    int32_t current = emit.tensor(self);
+    Shape shape = self->shape();
+    for (std::size_t j = 0; j < dims.count; ++j) {
+      const Value *indices = node.arg(1).asValues()[dims.first + j];
+      std::size_t dim = dims.first + j;
+      int32_t index_t = indexTensor(emit, indices, shape[dim], dims.count > 1, node.name() + "_index" + std::to_string(j));
+      circle::GatherOptionsT gather;
+      gather.axis = toInt32(static_cast<int64_t>(dim), "dim");
+      bool last = j + 1 == dims.count;
+      int32_t out = -1;
+      if (last) {
+        out = emit.tensor(node.output());
+      } else {
+        shape[dim] = numElementsHint(indices->shape());
+        out = emit.newTensor(self->dtype(), shape, node.name() + "_gathered" + std::to_string(j));
+      }
+      emit.addOperator(circle::BuiltinOperator::GATHER, {current, index_t}, {out}, options(std::move(gather)));
+      current = out;
+    }
+  }
+
+private:
+  // The index operand: negative constants normalised; flattened to 1-D for the outer product.
+  static int32_t indexTensor(CircleEmitter &emit, const Value *indices, const Dim &size, bool flatten,
+                             const std::string &hint) {
+    std::shared_ptr<const TensorData> data = indices->isConstant() ? indices->constant() : nullptr;
+    if (data && size.isStatic())
+      if (auto fixed = normalisedIndices(*data, size.value()))
+        data = fixed;
+    int64_t n = numElementsHint(indices->shape());
+    if (data && flatten) {
+      auto flat = std::make_shared<TensorData>(TensorData::fromBytes(data->dtype, {n}, data->contiguousBytes()));
+      return emit.constant(flat, hint);
+    }
+    int32_t t = data ? (data == indices->constant() ? emit.tensor(indices) : emit.constant(data, hint))
+                     : emit.tensor(indices);
+    if (!flatten || indices->rank() == 1)
+      return t;
+    int32_t flat = emit.newTensor(indices->dtype(), Shape{n}, hint + "_flat");
+    emitReshapeInto(emit, t, Shape{n}, nullptr, nullptr, flat, hint + "_flat");
+    return flat;
+  }
+};
+
+class GatherNd final : public CheckedLowering {
+public:
+  std::string check(const Node &node) const override {
+    const Value *indices = node.input(1);
+    if (indices->rank() < 1 || indices->shape().back().isSymbolic())
+      return "GATHER_ND needs indices whose last dim is static";
+    if (indices->shape().back().value() > node.input(0)->rank())
+      return "GATHER_ND index tuples are longer than the params rank";
+    return checkIndexDType(indices);
+  }
+  void lower(const Node &node, CircleEmitter &emit) const override {
+    emitOp(emit, circle::BuiltinOperator::GATHER_ND, {emit.tensor(node.input(0)), emit.tensor(node.input(1))},
+           node.output(), options(circle::GatherNdOptionsT{}));
+  }
+};
+
+// aten::gather only names the pass that rewrites it.
+class GatherNeedsPass final : public CheckedLowering {
+public:
+  std::string check(const Node &) const override {
+    return "aten::gather is rewritten to circle::gather_nd (GATHER_ND) by the convert-gather-to-gather-nd pass "
+           "(plugin circle-legalize); run it before lowering";
+  }
+  void lower(const Node &, CircleEmitter &) const override {}
+};
+
+} // namespace
+
+void registerIndexing(Registrar &r) {
+  registerFor(r, {"aten::index.Tensor", "aten::_unsafe_index.Tensor"}, "GATHER along the one indexed dim",
+              std::make_shared<IndexTensor>());
+  registerFor(r, {"circle::gather_nd.default"}, "GATHER_ND", std::make_shared<GatherNd>());
+  registerFor(r, {"aten::gather.default"}, "via convert-gather-to-gather-nd", std::make_shared<GatherNeedsPass>());
+}
+
+} // namespace tico::lowering
