@@ -1,4 +1,4 @@
-// remove-nop, remove-assertions and remove-dead-code.
+// remove-nop, remove-redundant-assertion-nodes and remove-dead-code.
 #include "lowering_test_support.h"
 
 namespace tico {
@@ -42,7 +42,7 @@ TEST(RemoveNop, KeepsOpsThatChangeSomething) {
   EXPECT_EQ(g->numNodes(), 4u);
 }
 
-TEST(RemoveAssertions, DropsShapeChecksAndLeavesTheirInputsToDeadCode) {
+TEST(RemoveRedundantAssertionNodes, DropsShapeChecksAndLeavesTheirInputsToDeadCode) {
   auto g = parse(R"(graph @main {
   symbol s0 in [2, 64] hint 4
   input %x: f32[s0]
@@ -52,9 +52,9 @@ TEST(RemoveAssertions, DropsShapeChecksAndLeavesTheirInputsToDeadCode) {
   %r: f32[s0] = aten::relu.default(%x)
   return %r
 })");
-  EXPECT_TRUE(runPass(*g, "remove-assertions"));
+  EXPECT_TRUE(runPass(*g, "remove-redundant-assertion-nodes"));
   EXPECT_EQ(countOps(*g, "aten::_assert_scalar.default"), 0u);
-  EXPECT_FALSE(runPass(*g, "remove-assertions"));
+  EXPECT_FALSE(runPass(*g, "remove-redundant-assertion-nodes"));
   EXPECT_TRUE(runPass(*g, "remove-dead-code"));
   EXPECT_EQ(g->numNodes(), 1u);
   EXPECT_FALSE(runPass(*g, "remove-dead-code"));

@@ -1,0 +1,105 @@
+// The pass that applies a set of decomposition rules, honouring the `preserve` option.
+#include "decomposition.h"
+
+#include "tico/ir/op_key.h"
+#include "tico/pass/pass.h"
+#include "tico/support/error.h"
+
+#include <map>
+#include <set>
+
+namespace tico::decompose {
+namespace {
+
+class DecomposePass final : public Pass {
+public:
+  DecomposePass(std::shared_ptr<const std::map<std::string, Rewrite>> rules, std::set<std::string> preserve)
+      : rules_(std::move(rules)), preserve_(std::move(preserve)) {}
+
+  bool run(Graph &graph, PassContext &) override {
+    bool changed = false;
+    for (Node *node : passes::snapshot(graph)) {
+      const std::string key = node->op().str();
+      auto rule = rules_->find(key);
+      if (rule == rules_->end() || preserve_.count(key))
+        continue;
+      Builder builder(graph, node, node->name());
+      Replacement replacement = rule->second(builder, *node);
+      if (!replacement)
+        continue;
+      if (replacement->size() != node->numOutputs())
+        throw Error("decomposition of " + key + " returned " + std::to_string(replacement->size()) +
+                    " values for " + std::to_string(node->numOutputs()) + " outputs");
+      for (std::size_t i = 0; i < node->numOutputs(); ++i) {
+        Value *out = node->output(i);
+        Value *with = (*replacement)[i];
+        if (with == nullptr) {
+          if (out->hasUsers() || graph.isGraphOutput(out))
+            throw Error("decomposition of " + key + " ('" + node->name() + "') cannot replace its used output " +
+                        std::to_string(i));
+          continue;
+        }
+        graph.replaceAllUsesWith(out, with);
+      }
+      graph.eraseNode(node);
+      changed = true;
+    }
+    return changed;
+  }
+
+private:
+  std::shared_ptr<const std::map<std::string, Rewrite>> rules_;
+  std::set<std::string> preserve_;
+};
+
+// Accepts any spelling of an op key (aten.layer_norm.default, aten::layer_norm) and returns the
+// canonical one, so `preserve` entries compare equal to node keys.
+std::string canonicalKey(const std::string &text) {
+  std::optional<OpKey> key = OpKey::parse(text);
+  if (!key)
+    throw Error("decompose: '" + text + "' in option 'preserve' is not an op key (expected e.g. aten::layer_norm.default)");
+  return key->str();
+}
+
+} // namespace
+
+void registerDecomposePass(Registrar &registrar, std::string name, std::string summary, std::vector<Rule> rules) {
+  auto table = std::make_shared<std::map<std::string, Rewrite>>();
+  for (Rule &rule : rules)
+    (*table)[rule.op] = std::move(rule.rewrite);
+  PassSpec spec;
+  spec.name = std::move(name);
+  spec.summary = std::move(summary);
+  spec.options = {OptionSpec{"preserve", OptionType::StringList, std::vector<std::string>{},
+                             "op keys to leave undecomposed (e.g. [aten::layer_norm.default])"}};
+  spec.create = [table](const Options &options) -> std::unique_ptr<Pass> {
+    std::set<std::string> preserve;
+    for (const std::string &text : options.getStringList("preserve"))
+      preserve.insert(canonicalKey(text));
+    return std::make_unique<DecomposePass>(table, std::move(preserve));
+  };
+  registrar.addPass(std::move(spec));
+}
+
+double numberArg(const Node &node, std::string_view name, double fallback) {
+  const Argument *arg = node.findArg(name);
+  if (arg == nullptr || arg->isNone())
+    return fallback;
+  return arg->asDouble();
+}
+
+Value *optionalValue(const Node &node, std::string_view name) {
+  const Argument *arg = node.findArg(name);
+  if (arg == nullptr || arg->isNone())
+    return nullptr;
+  return arg->asValue();
+}
+
+bool onlyFirstOutputUsed(const Graph &graph, const Node &node) {
+  for (std::size_t i = 1; i < node.numOutputs(); ++i)
+    if (node.output(i)->hasUsers() || graph.isGraphOutput(node.output(i)))
+      return false;
+  return true;
+}
+
+} // namespace tico::decompose

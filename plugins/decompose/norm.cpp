@@ -1,0 +1,99 @@
+// decompose-group-norm (DecomposeGroupNorm): layer and group normalisation become
+//   mean, sub, pow 2, mean, add eps, rsqrt, mul (then mul weight, add bias),
+// with a reshape to [N, G, -1] around group norm. Handles the composite forms torch.export
+// records (layer_norm, group_norm) and the native_ forms run_decompositions() leaves; the
+// native forms' mean/rstd outputs must be unused (they are, in inference graphs).
+#include "decomposition.h"
+
+#include "dims.h"
+
+namespace tico::decompose {
+
+using passes::A;
+using passes::Ints;
+
+namespace {
+
+// (x - mean) * rsqrt(var + eps) over `dims` (biased variance, as PyTorch's norms use).
+Value *normalize(Builder &b, Value *x, const std::vector<int64_t> &dims, double eps) {
+  auto mean = [&](Value *v) {
+    return b.make("aten::mean.dim", std::vector<Argument>{A(v), Ints(dims), A(true)});
+  };
+  Value *centered = b.sub(A(x), A(mean(x)));
+  Value *var = mean(b.make("aten::pow.Tensor_Scalar", {A(centered), A(2.0)}));
+  Value *rstd = b.make("aten::rsqrt.default", {A(b.add(A(var), A(eps)))});
+  return b.mul(A(centered), A(rstd));
+}
+
+Value *affine(Builder &b, Value *y, Value *weight, Value *bias) {
+  if (weight)
+    y = b.mul(A(y), A(weight));
+  if (bias)
+    y = b.add(A(y), A(bias));
+  return y;
+}
+
+std::size_t listLength(const Argument &arg) {
+  return arg.isIntList() ? arg.asInts().size() : arg.asSymInts().size();
+}
+
+Replacement layerNorm(Builder &b, Node &n) {
+  if (!onlyFirstOutputUsed(b.graph(), n))
+    return std::nullopt;
+  Value *x = n.input("input");
+  const auto k = static_cast<int64_t>(listLength(n.arg("normalized_shape")));
+  if (k == 0 || k > static_cast<int64_t>(x->rank()))
+    return std::nullopt;
+  std::vector<int64_t> dims;
+  for (int64_t d = -k; d < 0; ++d)
+    dims.push_back(d);
+  Value *y = normalize(b, x, dims, numberArg(n, "eps", 1e-5));
+  std::vector<Value *> out(n.numOutputs(), nullptr);
+  out[0] = affine(b, y, optionalValue(n, "weight"), optionalValue(n, "bias"));
+  return out;
+}
+
+// Group norm over x [N, C, *]: normalise [N, G, C/G * prod(*)], reshape back, then the
+// per-channel affine with weight/bias viewed as [C, 1, ...].
+Replacement groupNorm(Builder &b, Node &n, int64_t groups) {
+  if (!onlyFirstOutputUsed(b.graph(), n))
+    return std::nullopt;
+  Value *x = n.input("input");
+  const Shape &shape = x->shape();
+  if (shape.size() < 2 || groups <= 0)
+    return std::nullopt;
+  std::optional<Dim> per_group = passes::divDims(shape[1], Dim(groups));
+  if (!per_group)
+    return std::nullopt;
+  Shape grouped{shape[0], Dim(groups), passes::mulDims(*per_group, passes::productOf(shape, 2, shape.size()))};
+  Value *packed = b.reshape(x, grouped);
+  if (!packed)
+    return std::nullopt;
+  Value *y = b.reshape(normalize(b, packed, {-1}, numberArg(n, "eps", 1e-5)), shape, {x});
+  if (!y)
+    return std::nullopt;
+  Shape channel_shape{shape[1]};
+  for (std::size_t i = 2; i < shape.size(); ++i)
+    channel_shape.push_back(Dim(1));
+  auto perChannel = [&](Value *v) -> Value * { return v ? b.reshape(v, channel_shape, {x}) : nullptr; };
+  std::vector<Value *> out(n.numOutputs(), nullptr);
+  Value *weight = perChannel(optionalValue(n, "weight")); // in order: the printed graph is stable
+  Value *bias = perChannel(optionalValue(n, "bias"));
+  out[0] = affine(b, y, weight, bias);
+  return out;
+}
+
+} // namespace
+
+std::vector<Rule> normRules() {
+  return {
+      {"aten::layer_norm.default", layerNorm},
+      {"aten::native_layer_norm.default", layerNorm},
+      {"aten::group_norm.default",
+       [](Builder &b, Node &n) { return groupNorm(b, n, passes::staticInt(n.arg("num_groups")).value_or(0)); }},
+      {"aten::native_group_norm.default",
+       [](Builder &b, Node &n) { return groupNorm(b, n, passes::staticInt(n.arg("group")).value_or(0)); }},
+  };
+}
+
+} // namespace tico::decompose

@@ -1,0 +1,100 @@
+// legalize-causal-mask-value (LegalizeCausalMaskValue), enabled by the compile configuration's
+// legalize_causal_mask_value: an attention mask added to scores, i.e. a constant float operand
+// of add.Tensor whose every element is 0 or "minus infinity" (below -1e38, which covers -inf
+// and float32's lowest value however earlier folding rounded it), gets its minus-infinities
+// replaced by `mask_value` (default -120). Quantized softmax kernels cannot represent -inf,
+// and exp(-120) is already 0 in float32 next to any real score.
+//
+// This changes the model's numbers (rows that are masked entirely become uniform instead of
+// NaN), hence the configuration switch. The original converter looks only at lifted tensor
+// constants; here any constant qualifies (after fold-constants the mask usually is one). A
+// mask shared by several adds becomes one new constant; the old one is left to dead-code
+// removal if nothing else reads it.
+#include "builder.h"
+#include "pass_support.h"
+#include "passes.h"
+
+#include "tico/pipeline/compile_config.h"
+
+#include <cstring>
+#include <map>
+
+namespace tico::passes {
+namespace {
+
+constexpr double kMinusInfinityBelow = -1.0e38;
+
+template <typename T>
+std::shared_ptr<const TensorData> legalized(const TensorData &data, double replacement) {
+  std::vector<std::byte> bytes = data.contiguousBytes();
+  std::size_t n = bytes.size() / sizeof(T);
+  std::vector<T> values(n);
+  std::memcpy(values.data(), bytes.data(), bytes.size());
+  bool any = false;
+  for (T v : values) {
+    if (v != T(0) && !(static_cast<double>(v) < kMinusInfinityBelow))
+      return nullptr; // not a 0 / -inf mask
+    any |= v != T(0);
+  }
+  if (!any)
+    return nullptr;
+  for (T &v : values)
+    if (static_cast<double>(v) < kMinusInfinityBelow)
+      v = static_cast<T>(replacement);
+  return std::make_shared<TensorData>(TensorData::fromVector(data.dtype, data.sizes, values));
+}
+
+class LegalizeCausalMaskValuePass final : public Pass {
+public:
+  explicit LegalizeCausalMaskValuePass(double value) : value_(value) {}
+
+  bool run(Graph &graph, PassContext &context) override {
+    if (!context.config().legalize_causal_mask_value)
+      return false;
+    bool changed = false;
+    std::map<const Value *, Value *> replaced;
+    for (Node *node : snapshot(graph)) {
+      if (!isOp(*node, {"aten::add.Tensor"}))
+        continue;
+      for (std::size_t i = 0; i < 2; ++i) {
+        if (!isTensorValue(node->arg(i)))
+          continue;
+        Value *mask = node->input(i);
+        if (!mask->isConstant())
+          continue;
+        auto it = replaced.find(mask);
+        if (it == replaced.end()) {
+          std::shared_ptr<const TensorData> data;
+          if (mask->dtype() == DType::Float32)
+            data = legalized<float>(*mask->constant(), value_);
+          else if (mask->dtype() == DType::Float64)
+            data = legalized<double>(*mask->constant(), value_);
+          if (!data)
+            continue;
+          it = replaced.emplace(mask, graph.addConstant(mask->name() + "_legalized", data)).first;
+        }
+        node->replaceInput(mask, it->second);
+        changed = true;
+      }
+    }
+    return changed;
+  }
+
+private:
+  double value_;
+};
+
+} // namespace
+
+void registerLegalizeCausalMaskValue(Registrar &r) {
+  PassSpec spec;
+  spec.name = "legalize-causal-mask-value";
+  spec.summary = "Replace -inf in constant attention masks by a finite value (config legalize_causal_mask_value)";
+  spec.options = {OptionSpec{"mask_value", OptionType::Float, -120.0, "the value masked positions get"}};
+  spec.create = [](const Options &o) -> std::unique_ptr<Pass> {
+    return std::make_unique<LegalizeCausalMaskValuePass>(o.getFloat("mask_value"));
+  };
+  r.addPass(std::move(spec));
+}
+
+} // namespace tico::passes
