@@ -32,6 +32,10 @@ CIRCLE_IDENTIFIER = b"CIR0"
 # Circle TensorType codes for the numpy dtypes the suite uses.
 NUMPY_TO_CIRCLE_TYPE = {
     np.dtype(np.float32): TensorType.FLOAT32,
+    np.dtype(np.float16): TensorType.FLOAT16,
+    np.dtype(np.int8): TensorType.INT8,
+    np.dtype(np.uint8): TensorType.UINT8,
+    np.dtype(np.int16): TensorType.INT16,
     np.dtype(np.int32): TensorType.INT32,
     np.dtype(np.int64): TensorType.INT64,
     np.dtype(np.bool_): TensorType.BOOL,

@@ -2,6 +2,8 @@
 
 Environment (set by the CTest registration in tests/e2e/CMakeLists.txt):
   TICO_RUN         path of the tico-run binary under test
+  TICO_CIRCLE      path of the tico-circle binary (its ``run`` command drives the
+                   built-in interpreter, the suite's second runtime)
   TICO_SOURCE_DIR  repository root (for configs/pipelines/default.yaml)
 
 Tests that only exercise the torch side (``-k export_only``) need neither.
@@ -23,6 +25,7 @@ RUNTIME_OF_TEST = {
     "test_onert": "onert parity",
     "test_evaluator_frontend": "evaluator after frontend",
     "test_evaluator_pipeline": "evaluator after ATen stages",
+    "test_interpreter": "interpreter parity (tico-circle run)",
 }
 OTHER_RUNTIME = "harness and error handling"
 
@@ -33,16 +36,27 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("filterwarnings", "ignore:.*isinstance\\(treespec, LeafSpec\\).*:FutureWarning")
 
 
-@pytest.fixture(scope="session")
-def tico_run() -> Path:
-    """The converter binary; a missing setting is an error, never a silent skip."""
-    value = os.environ.get("TICO_RUN")
+def _executable_from_env(variable: str, binary: str) -> Path:
+    """A tool named by an environment variable; a missing setting is an error, never a skip."""
+    value = os.environ.get(variable)
     if not value:
-        pytest.fail("TICO_RUN is not set: point it at the tico-run binary (CTest sets it)")
+        pytest.fail(f"{variable} is not set: point it at the {binary} binary (CTest sets it)")
     path = Path(value)
     if not os.access(path, os.X_OK):
-        pytest.fail(f"TICO_RUN={path} is not an executable file")
+        pytest.fail(f"{variable}={path} is not an executable file")
     return path
+
+
+@pytest.fixture(scope="session")
+def tico_run() -> Path:
+    """The converter binary."""
+    return _executable_from_env("TICO_RUN", "tico-run")
+
+
+@pytest.fixture(scope="session")
+def tico_circle() -> Path:
+    """tico-circle, whose ``run`` executes a model on the built-in interpreter."""
+    return _executable_from_env("TICO_CIRCLE", "tico-circle")
 
 
 @pytest.fixture(scope="session")

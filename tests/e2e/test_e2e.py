@@ -13,7 +13,16 @@ both):
 5. the model run on onert and every output compared with eager (values, shape,
    dtype); dynamic cases also run a second, unseen size in a fresh session;
 6. ``tico-run --evaluate`` before any pass (``--stop-after frontend``) and after
-   the pipeline's ATen stages, compared with eager the same way.
+   the pipeline's ATen stages, compared with eager the same way;
+7. the same Circle file run on tico's built-in interpreter (``tico-circle run``),
+   a second runtime independent of onert, compared with eager the same way.  It
+   also covers what onert cannot run (Circle extension ops), where eager is the
+   only reference.
+
+Known gaps are strict expected failures declared by the case (see
+``case_registry.ExpectedFailure``); the interpreter test honours the
+``conversion`` stage (no Circle file, nothing to run) and an ``interpreter``
+stage when the registry knows one.
 
 Negative tests check that bad input gives a clear error, a non-zero exit and no
 (partial) output file.
@@ -34,6 +43,7 @@ import torch
 from torch.export._tree_utils import reorder_kwargs
 from torch.utils import _pytree as pytree
 
+import case_registry
 import circle_tools
 import modules
 
@@ -49,7 +59,27 @@ def case_variants(name: str) -> list[str]:
     return list(VARIANTS) if decompose else ["export"]
 
 
-CASES = [pytest.param(name, variant, id=f"{name}-{variant}") for name in modules.MODULES for variant in case_variants(name)]
+def interpreter_marks(name: str, variant: str) -> list:
+    """Strict xfail marks for the interpreter test (the registry's TESTS predate it)."""
+    reasons = [
+        failure.reason
+        for failure in case_registry.expected_failures(name)
+        if variant in failure.variants and failure.stage in ("conversion", "interpreter")
+    ]
+    return [pytest.mark.xfail(strict=True, reason="; ".join(reasons))] if reasons else []
+
+
+def cases_for(test: str) -> list:
+    """Every (case, saved form) pair, with the case's expected-failure marks for ``test``."""
+    params = []
+    for name in modules.MODULES:
+        for variant in case_variants(name):
+            if test == "interpreter" and test not in case_registry.TESTS:
+                marks = interpreter_marks(name, variant)
+            else:
+                marks = case_registry.case_marks(test, name, variant)
+            params.append(pytest.param(name, variant, id=f"{name}-{variant}", marks=marks))
+    return params
 
 
 # ---------------------------------------------------------------------------
@@ -66,6 +96,10 @@ class ToolRun:
     stdout: str
     stderr: str
 
+    @property
+    def tool(self) -> str:
+        return Path(self.command[0]).name if self.command else "tool"
+
     def describe(self) -> str:
         def tail(text: str, limit: int = 12000) -> str:
             return text if len(text) <= limit else "...(truncated)...\n" + text[-limit:]
@@ -73,17 +107,18 @@ class ToolRun:
         return (
             f"command: {' '.join(self.command)}\n"
             f"exit code: {self.returncode}\n"
-            f"--- tico-run stderr ---\n{tail(self.stderr) or '(empty)'}\n"
-            f"--- tico-run stdout ---\n{tail(self.stdout, 4000) or '(empty)'}"
+            f"--- {self.tool} stderr ---\n{tail(self.stderr) or '(empty)'}\n"
+            f"--- {self.tool} stdout ---\n{tail(self.stdout, 4000) or '(empty)'}"
         )
 
 
 def run_tico(tico_run: Path, arguments: list[str]) -> ToolRun:
+    """Runs a tico executable (tico-run or tico-circle) and captures its output."""
     command = [str(tico_run), *arguments]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=TICO_RUN_TIMEOUT_S)
     except subprocess.TimeoutExpired as timeout:
-        pytest.fail(f"tico-run did not finish in {TICO_RUN_TIMEOUT_S} s: {' '.join(command)}\n{timeout.stderr or ''}")
+        pytest.fail(f"{tico_run.name} did not finish in {TICO_RUN_TIMEOUT_S} s: {' '.join(command)}\n{timeout.stderr or ''}")
     return ToolRun(command, done.returncode, done.stdout, done.stderr)
 
 
@@ -269,7 +304,7 @@ def input_sets(case: PreparedCase) -> list[tuple[str, InputSet]]:
 # ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name, variant", CASES)
+@pytest.mark.parametrize("name, variant", cases_for("export_only"))
 def test_export_only(workspace: Workspace, name: str, variant: str):
     """Torch side alone: the saved .pt2 loads back and reproduces eager (needs no tico-run)."""
     case = workspace.case(name, variant)
@@ -283,7 +318,7 @@ def test_export_only(workspace: Workspace, name: str, variant: str):
         assert_outputs_match(outputs, inputs.outputs, case.rtol, case.atol, f"{name}-{variant} reloaded, {label}")
 
 
-@pytest.mark.parametrize("name, variant", CASES)
+@pytest.mark.parametrize("name, variant", cases_for("circle_structure"))
 def test_circle_structure(workspace: Workspace, tico_run: Path, pipeline: Path, name: str, variant: str):
     case = workspace.converted(name, variant, tico_run, pipeline)
     model = circle_tools.load_model(case.circle)
@@ -294,7 +329,7 @@ def test_circle_structure(workspace: Workspace, tico_run: Path, pipeline: Path, 
     )
 
 
-@pytest.mark.parametrize("name, variant", CASES)
+@pytest.mark.parametrize("name, variant", cases_for("onert"))
 def test_onert(workspace: Workspace, tico_run: Path, pipeline: Path, name: str, variant: str):
     from onert import infer
 
@@ -343,7 +378,7 @@ def run_evaluator(case: PreparedCase, tico_run: Path, pipeline: Path, inputs: In
     )
 
 
-@pytest.mark.parametrize("name, variant", CASES)
+@pytest.mark.parametrize("name, variant", cases_for("evaluator_frontend"))
 def test_evaluator_frontend(workspace: Workspace, tico_run: Path, pipeline: Path, name: str, variant: str):
     """The imported graph before any pass: checks the frontend apart from the lowering."""
     case = workspace.case(name, variant)
@@ -351,12 +386,124 @@ def test_evaluator_frontend(workspace: Workspace, tico_run: Path, pipeline: Path
         run_evaluator(case, tico_run, pipeline, inputs, label, ["--stop-after", "frontend"])
 
 
-@pytest.mark.parametrize("name, variant", CASES)
+@pytest.mark.parametrize("name, variant", cases_for("evaluator_pipeline"))
 def test_evaluator_pipeline(workspace: Workspace, tico_run: Path, pipeline: Path, name: str, variant: str):
     """The graph after the pipeline's ATen stages: checks the passes."""
     case = workspace.case(name, variant)
     for label, inputs in input_sets(case):
         run_evaluator(case, tico_run, pipeline, inputs, label, [])
+
+
+def run_interpreter(tico_circle: Path, circle: Path, arrays: list[np.ndarray], directory: Path) -> tuple[ToolRun, list[np.ndarray]]:
+    """``tico-circle run`` on .npy copies of ``arrays``; returns the run and out0.npy, out1.npy, ...
+
+    Outputs are read back in order until the first missing index, so a wrong
+    output count shows up in the comparison rather than here.
+    """
+    if directory.exists():
+        shutil.rmtree(directory)
+    directory.mkdir(parents=True)
+    arguments = ["run", str(circle)]
+    for position, array in enumerate(arrays):
+        path = directory / f"in{position}.npy"
+        np.save(path, array)
+        arguments += ["--input", str(path)]
+    out_dir = directory / "outputs"
+    arguments += ["--output-dir", str(out_dir)]
+    run = run_tico(tico_circle, arguments)
+    outputs = []
+    while run.returncode == 0 and (out_dir / f"out{len(outputs)}.npy").is_file():
+        outputs.append(np.load(out_dir / f"out{len(outputs)}.npy"))
+    return run, outputs
+
+
+@pytest.mark.parametrize("name, variant", cases_for("interpreter"))
+def test_interpreter(workspace: Workspace, tico_run: Path, pipeline: Path, tico_circle: Path, name: str, variant: str):
+    """The converted model on tico's built-in interpreter, a second runtime next to onert."""
+    case = workspace.converted(name, variant, tico_run, pipeline)
+    for label, inputs in input_sets(case):
+        directory = case.directory / f"interpreter-{label.split()[0]}"
+        run, outputs = run_interpreter(tico_circle, case.circle, inputs.inputs, directory)
+        if run.returncode != 0:
+            operators = circle_tools.operator_names(circle_tools.load_model(case.circle))
+            pytest.fail(
+                f"the interpreter failed on {name}-{variant} ({label})\nCircle operators: {operators}\n{run.describe()}",
+                pytrace=False,
+            )
+        with_tool_log(
+            lambda: assert_outputs_match(outputs, inputs.outputs, case.rtol, case.atol, f"interpreter {name}-{variant}, {label}"),
+            run,
+            case.conversion.describe(),
+        )
+
+
+# ---------------------------------------------------------------------------
+# Circle extension operators: the converter emits them for these ATen ops, and
+# the interpreter must agree with eager where onert is not the only witness.
+# ---------------------------------------------------------------------------
+
+
+class _RmsNormRank3(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.norm = torch.nn.RMSNorm(16, eps=1e-6)
+        with torch.no_grad():
+            self.norm.weight.uniform_(0.5, 1.5)
+
+    def forward(self, x):
+        return self.norm(x)
+
+
+class _RmsNormRank2(_RmsNormRank3):
+    """A rank the Circle kernels do not take directly: the lowering reshapes around RMS_NORM."""
+
+
+class _InstanceNorm(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.norm = torch.nn.InstanceNorm2d(4, affine=True, eps=1e-5)
+        with torch.no_grad():
+            self.norm.weight.uniform_(0.5, 1.5)
+            self.norm.bias.uniform_(-0.5, 0.5)
+
+    def forward(self, x):
+        return torch.relu(self.norm(x))
+
+
+EXTENSION_CASES = {
+    # name: (module class, example input shape, extension op the model must contain, onert runs it)
+    "rms_norm-rank3": (_RmsNormRank3, (2, 5, 16), "RMS_NORM", True),
+    "rms_norm-rank2": (_RmsNormRank2, (7, 16), "RMS_NORM", True),
+    # onert's CPU backend has no INSTANCE_NORM kernel ("KernelGenerator: NYI for operation
+    # 'InstanceNorm'"): the interpreter is the only runtime here, checked against eager.
+    "instance_norm": (_InstanceNorm, (2, 4, 6, 5), "INSTANCE_NORM", False),
+}
+
+
+@pytest.mark.parametrize("case", list(EXTENSION_CASES))
+def test_interpreter_extension_ops(tmp_path: Path, tico_run: Path, pipeline: Path, tico_circle: Path, case: str):
+    from onert import infer
+
+    module_class, shape, op, onert_runs = EXTENSION_CASES[case]
+    torch.manual_seed(0)
+    module = module_class().eval()
+    x = torch.randn(*shape, generator=torch.Generator().manual_seed(7))
+    with torch.no_grad():
+        expected = [to_numpy(module(x))]
+        program = torch.export.export(module, (x,))
+    pt2, circle = tmp_path / "model.pt2", tmp_path / "model.circle"
+    torch.export.save(program, str(pt2))
+    conversion = run_tico(tico_run, ["--pipeline", str(pipeline), str(pt2), "-o", str(circle)])
+    require_success(conversion, f"conversion of {case}")
+    operators = circle_tools.operator_names(circle_tools.load_model(circle))
+    assert op in operators, f"{case}: expected a {op} operator, the model has {operators}"
+
+    run, outputs = run_interpreter(tico_circle, circle, [to_numpy(x)], tmp_path / "interpreter")
+    require_success(run, f"interpreter on {case}")
+    assert_outputs_match(outputs, expected, 1e-5, 1e-5, f"interpreter {case} ({operators})")
+    if onert_runs:  # a third opinion on the same file
+        onert_outputs = [np.array(o) for o in infer.session(str(circle)).infer([to_numpy(x)])]
+        assert_outputs_match(onert_outputs, expected, 1e-5, 1e-5, f"onert {case} ({operators})")
 
 
 # ---------------------------------------------------------------------------
@@ -383,6 +530,44 @@ def test_onert_runs_handmade_circle(tmp_path: Path):
         x = rng.standard_normal((batch, 6)).astype(np.float32)
         (out,) = infer.session(str(path)).infer([x])
         assert_outputs_match([out], [2.0 * (x @ weight.T + bias)], 1e-5, 1e-5, f"hand-made model, batch {batch}")
+
+
+def test_interpreter_runs_handmade_circle(tmp_path: Path, tico_circle: Path):
+    """The interpreter on a file written by circle_schema, not by tico's own writer."""
+    rng = np.random.default_rng(1)
+    weight = rng.standard_normal((4, 6)).astype(np.float32)
+    bias = rng.standard_normal(4).astype(np.float32)
+    path = tmp_path / "handmade.circle"
+    path.write_bytes(circle_tools.build_handmade_model(weight, bias))
+    for batch in (2, 5):  # the dynamic batch bound from the input
+        x = rng.standard_normal((batch, 6)).astype(np.float32)
+        run, outputs = run_interpreter(tico_circle, path, [x], tmp_path / f"batch{batch}")
+        require_success(run, f"interpreter on the hand-made model, batch {batch}")
+        assert_outputs_match(outputs, [2.0 * (x @ weight.T + bias)], 1e-5, 1e-5, f"interpreter hand-made model, batch {batch}")
+
+
+@pytest.mark.parametrize(
+    "mutation, message",
+    [
+        (lambda x: [x, x], "takes 1 input"),
+        (lambda x: [x.astype(np.int32)], "dtype int32 given, the model expects float32"),
+        (lambda x: [x.reshape(-1)], "rank 1 given"),
+        (lambda x: [x[:, :5]], "dimension 1 is 5, the model expects 6"),
+    ],
+    ids=["count", "dtype", "rank", "static-dim"],
+)
+def test_interpreter_rejects_bad_inputs(tmp_path: Path, tico_circle: Path, mutation, message: str):
+    """Wrong inputs: a clear message naming the problem, a non-zero exit, no output files."""
+    rng = np.random.default_rng(2)
+    path = tmp_path / "handmade.circle"
+    path.write_bytes(circle_tools.build_handmade_model(np.ones((4, 6), np.float32), np.zeros(4, np.float32)))
+    run, outputs = run_interpreter(tico_circle, path, mutation(rng.standard_normal((2, 6)).astype(np.float32)), tmp_path / "run")
+    assert run.returncode > 0, f"expected a non-zero exit (not a signal)\n{run.describe()}"
+    assert message in run.stderr, f"stderr lacks {message!r}\n{run.describe()}"
+    for marker in CRASH_MARKERS:
+        assert marker not in run.stderr, f"stderr shows a crash ({marker!r})\n{run.describe()}"
+    written = sorted((tmp_path / "run" / "outputs").glob("*")) if (tmp_path / "run" / "outputs").exists() else []
+    assert not written and not outputs, f"outputs written despite the error: {written}\n{run.describe()}"
 
 
 # ---------------------------------------------------------------------------
