@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything tico needs on a fresh Debian bookworm machine:
 #   - Debian packages: compiler, CMake/Ninja, FlatBuffers, Boost.DLL, yaml-cpp, spdlog,
-#     GoogleTest, CLI11, nlohmann-json, LLVM FileCheck/lit, Graphviz;
+#     GoogleTest, CLI11, nlohmann-json, LLVM FileCheck/lit, Graphviz, clang + libFuzzer;
 #   - a Python virtual environment (default: <repo>/.venv) with PyTorch 2.13.0 (CPU; its wheel
 #     also provides LibTorch for the evaluator plugin), NumPy, pytest, the onert runtime and
 #     the independent circle-schema reader.
@@ -19,6 +19,7 @@ apt_packages=(
   libyaml-cpp-dev libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev
   llvm-14-tools graphviz time
+  clang libclang-rt-14-dev
 )
 
 missing=()
@@ -40,7 +41,7 @@ if [[ ! -x "$venv/bin/python" ]]; then
 fi
 # torch is pinned: an unpinned request would download a multi-GB CUDA build.
 "$venv/bin/python" -m pip install -q --disable-pip-version-check \
-  "torch==2.13.0" "numpy>=1.24" "pytest>=7" "circle-schema==0.10.1"
+  "torch==2.13.0" "numpy>=1.24" "pytest>=7" "circle-schema==0.10.1" "pyyaml>=6" "pytest-xdist>=3"
 # onert only publishes pre-releases; pin the one the suite is validated with.
 "$venv/bin/python" -m pip install -q --disable-pip-version-check --pre "onert==0.2.0.dev250922"
 
