@@ -84,6 +84,12 @@ std::string requireInputType(const OpSignature &op, std::size_t i, std::initiali
   return "input " + std::to_string(i) + " is " + dtypeString(type) + " (supported: " + list + ")";
 }
 
+std::string requireFloat32FirstTwoInputs(const OpSignature &op) {
+  if (auto reason = requireInputType(op, 0, {DType::Float32}); !reason.empty())
+    return reason;
+  return requireInputType(op, 1, {DType::Float32});
+}
+
 int64_t normalizeAxis(int64_t axis, int64_t rank, std::string_view what) {
   const int64_t normalized = axis < 0 ? axis + rank : axis;
   if (normalized < 0 || normalized >= std::max<int64_t>(rank, 1) || (rank == 0 && normalized != 0))

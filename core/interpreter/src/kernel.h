@@ -111,6 +111,10 @@ std::string builtinName(int32_t code);
 // "" when input `i` is declared with one of `allowed`, else "input i is <dtype>; supported: ...".
 std::string requireInputType(const OpSignature &op, std::size_t i, std::initializer_list<DType> allowed);
 
+// The check of the float kernels whose inputs 0 and 1 (data and weights, or both operands)
+// must be float32: "" or the first offending input's reason.
+std::string requireFloat32FirstTwoInputs(const OpSignature &op);
+
 // Throws tico::Error when `condition` is false; for shape and argument checks in kernels.
 inline void check(bool condition, const std::string &message) {
   if (!condition)

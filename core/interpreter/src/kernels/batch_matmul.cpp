@@ -83,16 +83,10 @@ void runBatchMatMul(KernelContext &ctx) {
   });
 }
 
-std::string checkBatchMatMul(const OpSignature &op) {
-  if (auto reason = requireInputType(op, 0, {DType::Float32}); !reason.empty())
-    return reason;
-  return requireInputType(op, 1, {DType::Float32});
-}
-
 } // namespace
 
 void registerBatchMatMulKernel(KernelTable &table) {
-  table.add(circle::BuiltinOperator::BATCH_MATMUL, runBatchMatMul, checkBatchMatMul);
+  table.add(circle::BuiltinOperator::BATCH_MATMUL, runBatchMatMul, requireFloat32FirstTwoInputs);
 }
 
 } // namespace tico::interp

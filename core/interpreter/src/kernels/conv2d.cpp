@@ -95,16 +95,10 @@ void runConv2D(KernelContext &ctx) {
   applyActivation(o, out.numel(), options.fused_activation_function);
 }
 
-std::string checkConv2D(const OpSignature &op) {
-  if (auto reason = requireInputType(op, 0, {DType::Float32}); !reason.empty())
-    return reason;
-  return requireInputType(op, 1, {DType::Float32});
-}
-
 } // namespace
 
 void registerConv2DKernel(KernelTable &table) {
-  table.add(circle::BuiltinOperator::CONV_2D, runConv2D, checkConv2D);
+  table.add(circle::BuiltinOperator::CONV_2D, runConv2D, requireFloat32FirstTwoInputs);
 }
 
 } // namespace tico::interp

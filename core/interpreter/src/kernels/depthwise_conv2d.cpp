@@ -82,16 +82,10 @@ void runDepthwiseConv2D(KernelContext &ctx) {
   applyActivation(o, out.numel(), options.fused_activation_function);
 }
 
-std::string checkDepthwise(const OpSignature &op) {
-  if (auto reason = requireInputType(op, 0, {DType::Float32}); !reason.empty())
-    return reason;
-  return requireInputType(op, 1, {DType::Float32});
-}
-
 } // namespace
 
 void registerDepthwiseConv2DKernel(KernelTable &table) {
-  table.add(circle::BuiltinOperator::DEPTHWISE_CONV_2D, runDepthwiseConv2D, checkDepthwise);
+  table.add(circle::BuiltinOperator::DEPTHWISE_CONV_2D, runDepthwiseConv2D, requireFloat32FirstTwoInputs);
 }
 
 } // namespace tico::interp

@@ -50,16 +50,10 @@ void runFullyConnected(KernelContext &ctx) {
   applyActivation(out.mut<float>(), out.numel(), options.fused_activation_function);
 }
 
-std::string checkFullyConnected(const OpSignature &op) {
-  if (auto reason = requireInputType(op, 0, {DType::Float32}); !reason.empty())
-    return reason;
-  return requireInputType(op, 1, {DType::Float32});
-}
-
 } // namespace
 
 void registerFullyConnectedKernel(KernelTable &table) {
-  table.add(circle::BuiltinOperator::FULLY_CONNECTED, runFullyConnected, checkFullyConnected);
+  table.add(circle::BuiltinOperator::FULLY_CONNECTED, runFullyConnected, requireFloat32FirstTwoInputs);
 }
 
 } // namespace tico::interp

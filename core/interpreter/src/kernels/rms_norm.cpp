@@ -41,16 +41,10 @@ void runRmsNorm(KernelContext &ctx) {
   });
 }
 
-std::string checkRmsNorm(const OpSignature &op) {
-  if (auto reason = requireInputType(op, 0, {DType::Float32}); !reason.empty())
-    return reason;
-  return requireInputType(op, 1, {DType::Float32});
-}
-
 } // namespace
 
 void registerRmsNormKernel(KernelTable &table) {
-  table.add(circle::BuiltinOperator::RMS_NORM, runRmsNorm, checkRmsNorm);
+  table.add(circle::BuiltinOperator::RMS_NORM, runRmsNorm, requireFloat32FirstTwoInputs);
 }
 
 } // namespace tico::interp
