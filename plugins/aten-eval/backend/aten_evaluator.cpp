@@ -1,6 +1,7 @@
 // The LibTorch-backed evaluator: runs aten/prims ops by name through the c10 dispatcher.
 // This is the only code in tico that includes torch headers; it is loaded on demand by the
 // aten-eval plugin (see src/backend_loader.cpp).
+#include "circle_ops.h"
 #include "ivalue_conversion.h"
 #include "node_inputs.h"
 #include "scalar_ops.h"
@@ -40,11 +41,20 @@ const Argument *argumentFor(const Node &node, const c10::Argument &schema_arg, s
   return nullptr;
 }
 
+// In-place ops that only change autograd state. For inference they are the identity on their
+// input, and the in-place form returns that same tensor (torch.export keeps detach_ on tensors
+// built inside forward, e.g. torch.tensor(...) constants).
+bool isInferenceIdentity(const OpKey &op) { return op.ns == "aten" && op.name == "detach_" && op.overload == "default"; }
+
 class AtenEvaluator final : public Evaluator {
 public:
   bool canEvaluate(const Node &node) const override {
     if (isScalarOp(node.op()))
       return true;
+    if (isCircleNamespace(node.op()))
+      return hasCircleKernel(node.op());
+    if (isInferenceIdentity(node.op()))
+      return node.numArgs() >= 1 && node.arg(0).isValue() && node.numOutputs() == 1;
     auto handle = find(node.op());
     // The computed dispatch table folds composite kernels and fallbacks into the CPU entry.
     if (!handle || !handle->hasComputedKernelForDispatchKey(c10::DispatchKey::CPU))
@@ -64,6 +74,10 @@ public:
   std::vector<EvalValue> evaluate(const Node &node, const EvalEnv &env) const override {
     if (isScalarOp(node.op()))
       return evaluateScalarOp(node, env);
+    if (isCircleNamespace(node.op()))
+      return evaluateCircleOp(node, env);
+    if (isInferenceIdentity(node.op()) && canEvaluate(node))
+      return {lookupValue(node, node.arg(0).asValue(), env)};
     if (!canEvaluate(node))
       throw nodeError(node, "LibTorch has no CPU kernel for this op or it takes arguments the "
                             "evaluator cannot pass (an op that writes its inputs, a custom class, ...)");

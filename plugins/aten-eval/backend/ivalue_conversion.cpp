@@ -83,7 +83,8 @@ std::string describe(const c10::Argument &schema_arg) {
 }
 
 Error mismatch(const Node &node, const Argument &arg, const c10::Argument &schema_arg) {
-  return nodeError(node, describe(schema_arg) + " cannot take a " + Argument::kindName(arg.kind()));
+  // kindName carries its own article ("a value", "an int list", "None").
+  return nodeError(node, describe(schema_arg) + " cannot take " + Argument::kindName(arg.kind()));
 }
 
 at::Tensor tensorArg(const Node &node, const Value *value, const EvalEnv &env, InputStorages &storages) {
@@ -106,6 +107,19 @@ c10::IValue symScalar(const Node &node, const Value *value, const EvalEnv &env) 
     break;
   }
   throw nodeError(node, "'" + value->name() + "' is a tensor where a scalar is expected");
+}
+
+// A one-element tensor where the schema wants a Scalar: the value it holds, as eager PyTorch's
+// argument parser takes a 0-dim tensor for a Scalar. Passes that materialise Python numbers as
+// rank-0 constants (the relaxed stage's dtype passes, for instance) leave these in .Scalar
+// overloads, e.g. aten::ne.Scalar(x, <int32 constant 2>).
+c10::IValue tensorAsScalar(const Node &node, const Argument &arg, const c10::Argument &schema_arg,
+                           const EvalEnv &env, InputStorages &storages) {
+  at::Tensor t = tensorArg(node, arg.asValue(), env, storages);
+  if (t.numel() != 1)
+    throw nodeError(node, describe(schema_arg) + " takes a scalar, but '" + arg.asValue()->name() + "' has " +
+                              std::to_string(t.numel()) + " elements");
+  return t.item();
 }
 
 std::vector<int64_t> intList(const Node &node, const Argument &arg, const c10::Argument &schema_arg,
@@ -318,10 +332,16 @@ c10::IValue toIValue(const Node &node, const Argument &arg, const c10::Argument 
       return at::native::wrapped_scalar_tensor(c10::Scalar(arg.asDouble()));
     if (a == Argument::Kind::Bool)
       return at::native::wrapped_scalar_tensor(c10::Scalar(arg.asBool()));
-    if (a != Argument::Kind::Value || !arg.asValue()->isTensor())
+    if (a != Argument::Kind::Value)
       throw mismatch(node, arg, schema_arg);
+    // A symbolic scalar in a Tensor slot (x * x.shape[0]) is a Python number to eager PyTorch
+    // too: a wrapped number, so an int never promotes a float tensor to int64 and vice versa.
+    if (!arg.asValue()->isTensor())
+      return at::native::wrapped_scalar_tensor(symScalar(node, arg.asValue(), env).toScalar());
     return tensorArg(node, arg.asValue(), env, storages);
   }
+  if (k == c10::TypeKind::NumberType && a == Argument::Kind::Value && arg.asValue()->isTensor())
+    return tensorAsScalar(node, arg, schema_arg, env, storages);
   // Scalars of any flavour may come as a symbolic value computed earlier in the graph.
   if (a == Argument::Kind::Value && !arg.asValue()->isTensor()) {
     c10::IValue v = symScalar(node, arg.asValue(), env);
