@@ -2,7 +2,11 @@
 //   softmax(q @ k^T * scale + mask) @ v
 // with scale = 1/sqrt(E) unless given, is_causal as an additive constant [L, S] mask (0 on and
 // below the diagonal, -inf above), a boolean mask as where(mask, scores, -inf) and a float mask
-// added. enable_gqa repeats each key/value head for its group of query heads. dropout_p > 0 is
+// added. With a symbolic L or S the causal mask is built at run time from the sizes:
+// where(col > row, -inf, 0) over row = iota(L)[:, None], col = iota(S)[None, :], each iota a
+// slice [0, size) of a constant 0, 1, 2, ... as long as the symbol's export-time maximum (the
+// way RoPE tables are sliced; no CUMSUM, which onert lacks), or an arange of the size when the
+// symbol is unbounded. enable_gqa repeats each key/value head for its group of query heads. dropout_p > 0 is
 // an error: sdpa applies dropout even in eval mode, which a converted model cannot reproduce.
 #include "decomposition.h"
 
@@ -11,6 +15,7 @@
 #include "tico/support/error.h"
 
 #include <cmath>
+#include <algorithm>
 #include <limits>
 
 namespace tico::decompose {
@@ -34,6 +39,61 @@ Value *repeatHeads(Builder &b, Value *kv, int64_t groups) {
   merged.push_back(s[s.size() - 2]);
   merged.push_back(s[s.size() - 1]);
   return e ? b.reshape(e, merged, {kv}) : nullptr;
+}
+
+// The additive causal mask [L, S] as a constant: 0 on and below the diagonal, -inf above.
+Value *staticCausalMask(Builder &b, int64_t L, int64_t S) {
+  std::vector<float> mask(static_cast<std::size_t>(L * S), 0.0f);
+  for (int64_t i = 0; i < L; ++i)
+    for (int64_t j = i + 1; j < S; ++j)
+      mask[static_cast<std::size_t>(i * S + j)] = -std::numeric_limits<float>::infinity();
+  return b.constant("causal_mask", std::make_shared<const TensorData>(TensorData::fromVector(DType::Float32, {L, S}, mask)));
+}
+
+// Longest constant iota the runtime causal mask slices from (float32: 256 KiB).
+constexpr int64_t kMaxConstantIota = int64_t{1} << 16;
+
+// The export-time upper bound of a dim: its value, or the maximum of its symbol.
+std::optional<int64_t> upperBound(const Graph &graph, const Dim &size) {
+  if (size.isStatic())
+    return size.value();
+  auto it = graph.symbols().find(size.expr());
+  if (it == graph.symbols().end() || !it->second.max)
+    return std::nullopt;
+  return *it->second.max;
+}
+
+// 0, 1, ..., size - 1 as float32 [size], `size` being dim `d` of `source` at run time: a slice
+// of `iota` (a constant at least that long) or, without one, an arange of the size.
+Value *runtimeIota(Builder &b, Value *source, int64_t d, Value *iota) {
+  const Dim &size = source->shape()[static_cast<std::size_t>(d)];
+  if (iota == nullptr)
+    return b.cast(b.make("aten::arange.default", {A(b.symSize(source, d))}), DType::Float32);
+  Argument end = size.isStatic() ? A(size.value()) : A(b.symSize(source, d));
+  // Typed explicitly: the slice is [0, size) of a longer tensor, so its length is `size`.
+  return b.typed("aten::slice.Tensor",
+                 {{"", A(iota)}, {"", A(int64_t{0})}, {"", A(int64_t{0})}, {"", std::move(end)}, {"", A(int64_t{1})}},
+                 DType::Float32, Shape{size});
+}
+
+// The additive causal mask [L, S] of query `q` and key `k` (rank r, sequence dim r - 2) at run time.
+Value *runtimeCausalMask(Builder &b, Value *q, Value *k) {
+  const auto seq = static_cast<int64_t>(q->rank()) - 2;
+  const std::optional<int64_t> l_max = upperBound(b.graph(), q->shape()[static_cast<std::size_t>(seq)]);
+  const std::optional<int64_t> s_max = upperBound(b.graph(), k->shape()[static_cast<std::size_t>(seq)]);
+  Value *iota = nullptr;
+  if (l_max && s_max && std::max(*l_max, *s_max) >= 1 && std::max(*l_max, *s_max) <= kMaxConstantIota) {
+    std::vector<float> values(static_cast<std::size_t>(std::max(*l_max, *s_max)));
+    for (std::size_t i = 0; i < values.size(); ++i)
+      values[i] = static_cast<float>(i);
+    const auto length = static_cast<int64_t>(values.size());
+    iota = b.constant("causal_iota",
+                      std::make_shared<const TensorData>(TensorData::fromVector(DType::Float32, {length}, values)));
+  }
+  Value *rows = b.make("aten::unsqueeze.default", {A(runtimeIota(b, q, seq, iota)), A(int64_t{-1})});
+  Value *cols = b.make("aten::unsqueeze.default", {A(runtimeIota(b, k, seq, iota)), A(int64_t{0})});
+  Value *above = b.make("aten::gt.Tensor", {A(cols), A(rows)});
+  return b.make("aten::where.Scalar", {A(above), A(-std::numeric_limits<double>::infinity()), A(0.0)});
 }
 
 Replacement attention(Builder &b, Node &n) {
@@ -77,15 +137,9 @@ Replacement attention(Builder &b, Node &n) {
   const double neg_inf = -std::numeric_limits<double>::infinity();
   const Argument *causal = n.findArg("is_causal");
   if (causal && causal->asBool()) {
-    if (!l_dim.isStatic() || !s_dim.isStatic())
-      return std::nullopt;
-    const int64_t L = l_dim.value(), S = s_dim.value();
-    std::vector<float> mask(static_cast<std::size_t>(L * S), 0.0f);
-    for (int64_t i = 0; i < L; ++i)
-      for (int64_t j = i + 1; j < S; ++j)
-        mask[static_cast<std::size_t>(i * S + j)] = -std::numeric_limits<float>::infinity();
-    Value *m = b.constant("causal_mask", std::make_shared<const TensorData>(TensorData::fromVector(DType::Float32, {L, S}, mask)));
-    scores = b.add(A(scores), A(m));
+    Value *mask = l_dim.isStatic() && s_dim.isStatic() ? staticCausalMask(b, l_dim.value(), s_dim.value())
+                                                       : runtimeCausalMask(b, q, k);
+    scores = b.add(A(scores), A(mask));
   }
   if (Value *mask = optionalValue(n, "attn_mask")) {
     if (mask->dtype() == DType::Bool)

@@ -11,20 +11,28 @@
 namespace tico::decompose {
 namespace {
 
+// Several families may hold a rule for the same op, each for its own cases (a rule returns
+// nullopt for nodes it does not handle): they are tried in registration order and the first
+// that applies wins, so adding a family can never silently replace another one's rule.
+using RuleTable = std::map<std::string, std::vector<Rewrite>>;
+
 class DecomposePass final : public Pass {
 public:
-  DecomposePass(std::shared_ptr<const std::map<std::string, Rewrite>> rules, std::set<std::string> preserve)
+  DecomposePass(std::shared_ptr<const RuleTable> rules, std::set<std::string> preserve)
       : rules_(std::move(rules)), preserve_(std::move(preserve)) {}
 
   bool run(Graph &graph, PassContext &) override {
     bool changed = false;
     for (Node *node : passes::snapshot(graph)) {
       const std::string key = node->op().str();
-      auto rule = rules_->find(key);
-      if (rule == rules_->end() || preserve_.count(key))
+      auto rules = rules_->find(key);
+      if (rules == rules_->end() || preserve_.count(key))
         continue;
       Builder builder(graph, node, node->name());
-      Replacement replacement = rule->second(builder, *node);
+      Replacement replacement;
+      for (const Rewrite &rewrite : rules->second)
+        if ((replacement = rewrite(builder, *node)))
+          break;
       if (!replacement)
         continue;
       if (replacement->size() != node->numOutputs())
@@ -48,7 +56,7 @@ public:
   }
 
 private:
-  std::shared_ptr<const std::map<std::string, Rewrite>> rules_;
+  std::shared_ptr<const RuleTable> rules_;
   std::set<std::string> preserve_;
 };
 
@@ -64,9 +72,9 @@ std::string canonicalKey(const std::string &text) {
 } // namespace
 
 void registerDecomposePass(Registrar &registrar, std::string name, std::string summary, std::vector<Rule> rules) {
-  auto table = std::make_shared<std::map<std::string, Rewrite>>();
+  auto table = std::make_shared<RuleTable>();
   for (Rule &rule : rules)
-    (*table)[rule.op] = std::move(rule.rewrite);
+    (*table)[rule.op].push_back(std::move(rule.rewrite));
   PassSpec spec;
   spec.name = std::move(name);
   spec.summary = std::move(summary);

@@ -31,7 +31,8 @@ void registerAll(tico::Registrar &r) {
                         "Decompose the composite ops torch.export.export records that no lowering takes (norms, sdpa, "
                         "dropout, slice_scatter, chunk, rnn cells, softplus, mish, ...)",
                         concat(normRules(), batchNormRules(), attentionRules(), dropoutRules(), activationRules(),
-                               sliceScatterRules(), chunkRules(), rnnCellRules(), repeatInterleaveRules()));
+                               sliceScatterRules(), chunkRules(), rnnCellRules(), repeatInterleaveRules(), mathRules(),
+                               layoutRules(), windowRules()));
 }
 
 } // namespace

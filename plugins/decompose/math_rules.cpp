@@ -1,0 +1,28 @@
+// Ops with no Circle counterpart, rewritten from ops that have lowerings. One family per file:
+//   math_rounding.cpp    trunc, div with rounding_mode='trunc', floor_divide, round with decimals
+//   math_atan.cpp        atan as range reduction + minimax polynomial
+//   math_elu.cpp         elu with alpha / scale / input_scale other than 1 (selu after decomposition)
+//   math_vector_norm.cpp linalg_vector_norm for every ord
+//   math_bfloat16.cpp    add / sub / mul / div on bfloat16 computed in float32, as PyTorch does
+//   norm.cpp             _native_batch_norm_legit.no_stats (instance norm after run_decompositions)
+#include "decomposition.h"
+
+namespace tico::decompose {
+
+std::vector<Rule> mathRoundingRules();
+std::vector<Rule> mathAtanRules();
+std::vector<Rule> mathEluRules();
+std::vector<Rule> mathVectorNormRules();
+std::vector<Rule> mathBFloat16Rules();
+std::vector<Rule> batchNormWithoutStatsRules();
+
+std::vector<Rule> mathRules() {
+  std::vector<Rule> rules;
+  for (auto family : {mathRoundingRules, mathAtanRules, mathEluRules, mathVectorNormRules, mathBFloat16Rules,
+                      batchNormWithoutStatsRules})
+    for (Rule &rule : family())
+      rules.push_back(std::move(rule));
+  return rules;
+}
+
+} // namespace tico::decompose
