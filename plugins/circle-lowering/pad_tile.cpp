@@ -39,8 +39,11 @@ public:
       if (v < 0)
         return "negative (cropping) padding is not supported";
     std::string mode = this->mode(node);
+    // decompose-composite-ops rewrites replicate and circular padding of static dims into
+    // slices and cat (window_pad.cpp); what reaches here pads a symbolic dim.
     if (mode != "constant" && mode != "reflect")
-      return "padding mode '" + mode + "' has no Circle counterpart (constant and reflect are supported)";
+      return "padding mode '" + mode + "' has no Circle counterpart (constant and reflect are supported; replicate "
+             "and circular only along static dims)";
     if (mode == "reflect") {
       auto table = paddingTable(node);
       for (int64_t d = 0; d < in->rank(); ++d) {

@@ -47,8 +47,10 @@ std::string checkCommon(const Node &node, const PoolParams &p, const char *what,
            std::to_string(in->rank()) + ")";
   if (auto r = requireFloat(in, what); !r.empty())
     return r;
+  // decompose-composite-ops unrolls these windows (window_max_pool.cpp, window_avg_pool.cpp)
+  // when the spatial sizes are static and the input is floating point; what reaches here is not.
   if (p.h.dilation != 1 || p.w.dilation != 1)
-    return std::string(what) + " has no dilation";
+    return std::string(what) + " has no dilation (dilated windows are unrolled only over static spatial sizes)";
   if (p.ceil_mode) {
     // ceil_mode only matters when it adds a partial window at the end.
     const Shape &s = in->shape();
@@ -56,7 +58,7 @@ std::string checkCommon(const Node &node, const PoolParams &p, const char *what,
     std::size_t h = heightDim(nhwc), w = h + 1;
     if (s[h].isSymbolic() || s[w].isSymbolic() || o[h].isSymbolic() || o[w].isSymbolic() ||
         o[h].value() != windowOutputSize(s[h].value(), p.h) || o[w].value() != windowOutputSize(s[w].value(), p.w))
-      return "ceil_mode=True with a partial last window is not supported";
+      return "ceil_mode=True with a partial last window is supported over static spatial sizes only";
   }
   return {};
 }
@@ -100,7 +102,8 @@ public:
     if (node.numOutputs() > 1) {
       const Value *indices = node.output(1);
       if (indices->hasUsers() || node.graph()->isGraphOutput(indices))
-        return "the indices output of max_pool2d_with_indices is used; Circle's MAX_POOL_2D has none";
+        return "the indices output of max_pool2d_with_indices is used; Circle's MAX_POOL_2D has none (indices are "
+               "computed from an unrolled window only for float input with static spatial sizes)";
     }
     return checkCommon(node, decode(node, true), "MAX_POOL_2D", nhwc_);
   }
@@ -129,7 +132,7 @@ class AvgPool2d final : public CheckedLowering {
 public:
   std::string check(const Node &node) const override {
     if (!node.arg("divisor_override").isNone())
-      return "avg_pool2d with divisor_override is not supported";
+      return "avg_pool2d with divisor_override is supported for float32 input with static spatial sizes only";
     PoolParams p = decode(node, false);
     if (auto r = checkCommon(node, p, "AVERAGE_POOL_2D", nhwc_); !r.empty())
       return r;
@@ -137,7 +140,8 @@ public:
     std::size_t h = heightDim(nhwc_);
     if (!node.arg("count_include_pad").asBool() &&
         choosePadding(in->shape()[h], in->shape()[h + 1], p.h, p.w) == PaddingChoice::Explicit)
-      return "avg_pool2d with count_include_pad=False and padding that TFLite's SAME does not reproduce";
+      return "avg_pool2d with count_include_pad=False and padding that TFLite's SAME does not reproduce is "
+             "supported for float32 input with static spatial sizes only";
     return {};
   }
 
@@ -180,7 +184,8 @@ public:
     const Shape &s = in->shape();
     if (s[2].isSymbolic() || s[3].isSymbolic() || size[0] <= 0 || size[1] <= 0 || s[2].value() % size[0] != 0 ||
         s[3].value() % size[1] != 0)
-      return "adaptive_avg_pool2d needs an output size of 1x1 or one that divides the static input size";
+      return "adaptive_avg_pool2d needs an output size of 1x1, one that divides the input size, or static spatial "
+             "sizes (uneven windows are decomposed into slices and means)";
     return {};
   }
 

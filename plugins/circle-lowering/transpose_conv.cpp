@@ -70,7 +70,8 @@ std::string transposeConvUnsupported(const Node &node, bool nhwc) {
   if (a.groups != 1)
     return "TRANSPOSE_CONV has no groups; groups=" + std::to_string(a.groups) + " is not supported";
   if (a.dilation[0] != 1 || a.dilation[1] != 1)
-    return "TRANSPOSE_CONV has no dilation; dilation must be 1";
+    return "TRANSPOSE_CONV has no dilation; a dilated transposed convolution needs a constant weight (its kernel "
+           "is then dilated with zeros)";
   for (int i = 0; i < 2; ++i)
     if (a.output_padding[i] < 0 || a.output_padding[i] >= a.stride[i])
       return "output_padding must be smaller than the stride";
