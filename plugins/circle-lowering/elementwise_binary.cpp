@@ -1,4 +1,5 @@
-// add / sub / rsub / mul / div (Tensor and Scalar overloads) -> ADD / SUB / MUL / DIV / FLOOR_DIV.
+// add / sub / rsub / mul / div / remainder (Tensor and Scalar overloads) -> ADD / SUB / MUL / DIV /
+// FLOOR_DIV / FLOOR_MOD.
 //
 // Operands are brought to the node's result dtype first (PyTorch type promotion already
 // decided it): tensors of another dtype get a CAST, Python scalars become rank-0 constants of
@@ -10,7 +11,7 @@
 namespace tico::lowering {
 namespace {
 
-enum class Arith { Add, Sub, ReverseSub, Mul, Div };
+enum class Arith { Add, Sub, ReverseSub, Mul, Div, Remainder };
 
 class BinaryArithmetic final : public CheckedLowering {
 public:
@@ -86,6 +87,11 @@ public:
         emit.addOperator(circle::BuiltinOperator::DIV, {lhs, rhs}, {result}, options(circle::DivOptionsT{}));
       return;
     }
+    case Arith::Remainder:
+      // torch.remainder takes the sign of the divisor (Python's %), as FLOOR_MOD does; torch.fmod
+      // (sign of the dividend) is a different op.
+      emit.addOperator(circle::BuiltinOperator::FLOOR_MOD, {lhs, rhs}, {result}, options(circle::FloorModOptionsT{}));
+      return;
     }
   }
 
@@ -105,6 +111,8 @@ void registerElementwiseBinary(Registrar &r) {
   registerFor(r, {"aten::mul.Tensor", "aten::mul.Scalar"}, "MUL", std::make_shared<BinaryArithmetic>(Arith::Mul));
   registerFor(r, {"aten::div.Tensor", "aten::div.Scalar", "aten::div.Tensor_mode", "aten::div.Scalar_mode"},
               "DIV, or FLOOR_DIV for rounding_mode='floor'", std::make_shared<BinaryArithmetic>(Arith::Div));
+  registerFor(r, {"aten::remainder.Tensor", "aten::remainder.Scalar", "aten::remainder.Scalar_Tensor"},
+              "FLOOR_MOD (the result takes the divisor's sign)", std::make_shared<BinaryArithmetic>(Arith::Remainder));
 }
 
 } // namespace tico::lowering

@@ -1,6 +1,9 @@
 // index.Tensor with one index tensor -> GATHER along that dim; with several adjacent index
 // tensors that combine as an outer product (index j varies only along its own dim, as
 // run_decompositions() writes interpolation: rows [Ho, 1], cols [Wo]) -> one GATHER per dim;
+// with several that broadcast together otherwise (x[i, j] with i, j of one shape) -> the
+// indexed dims merged into one by a RESHAPE and one GATHER at the linear offsets
+// sum_j index_j * stride_j (int32 MUL/ADD; onert has no GATHER_ND);
 // circle::gather_nd -> GATHER_ND. aten::gather reaches Circle through the
 // convert-gather-to-gather-nd pass.
 //
@@ -10,6 +13,7 @@
 #include "support.h"
 
 #include <cstring>
+#include <limits>
 
 namespace tico::lowering {
 namespace {
@@ -24,9 +28,10 @@ std::string checkIndexDType(const Value *indices) {
 // The dims index.Tensor indexes: the first one and how many follow it.
 struct Indexed {
   std::size_t first = 0, count = 0;
+  bool outer_product = true; // false: the index tensors broadcast together (linear offsets)
 };
 
-// Throws when the index tensors are not adjacent or do not combine as an outer product.
+// Throws when the index tensors are not adjacent.
 Indexed indexedDims(const Node &node) {
   const auto &indices = node.arg(1).asValues();
   Indexed out;
@@ -50,14 +55,39 @@ Indexed indexedDims(const Node &node) {
   // Index j (right-aligned to rank count) may differ from 1 only at position j.
   for (std::size_t j = 0; j < out.count; ++j) {
     const Shape &s = indices[out.first + j]->shape();
-    if (s.size() > out.count)
-      throw Error("several index tensors that do not combine as an outer product are not supported");
+    if (s.size() > out.count) {
+      out.outer_product = false;
+      return out;
+    }
     std::size_t offset = out.count - s.size();
     for (std::size_t p = 0; p < s.size(); ++p)
-      if (p + offset != j && !(s[p].isStatic() && s[p].value() == 1))
-        throw Error("several index tensors that do not combine as an outer product (index j varying along "
-                    "dim j only) are not supported");
+      if (p + offset != j && !(s[p].isStatic() && s[p].value() == 1)) {
+        out.outer_product = false;
+        return out;
+      }
   }
+  return out;
+}
+
+// The broadcast shape of static shapes (right-aligned, as PyTorch broadcasts).
+Shape broadcastStatic(const std::vector<Shape> &shapes) {
+  std::size_t rank = 0;
+  for (const Shape &s : shapes)
+    rank = std::max(rank, s.size());
+  std::vector<int64_t> sizes(rank, 1);
+  for (const Shape &s : shapes)
+    for (std::size_t p = 0; p < s.size(); ++p) {
+      int64_t &d = sizes[rank - s.size() + p];
+      int64_t v = s[p].value();
+      if (v != 1) {
+        if (d != 1 && d != v)
+          throw Error("index tensors of shapes that do not broadcast");
+        d = v;
+      }
+    }
+  Shape out;
+  for (int64_t d : sizes)
+    out.push_back(d);
   return out;
 }
 
@@ -101,6 +131,21 @@ public:
         return r;
       if (dims.count > 1 && countSymbolic(indices->shape()) > 0)
         return "several index tensors of symbolic size are not supported";
+      if (!dims.outer_product && self->shape()[dims.first + j].isSymbolic())
+        return "index tensors that broadcast together need static sizes of the dims they index";
+    }
+    if (!dims.outer_product) {
+      int64_t merged = 1;
+      for (std::size_t j = 0; j < dims.count; ++j)
+        merged *= self->shape()[dims.first + j].value();
+      if (merged > std::numeric_limits<int32_t>::max())
+        return "the indexed dims hold more elements than int32 offsets address";
+      std::vector<Shape> shapes;
+      for (std::size_t j = 0; j < dims.count; ++j)
+        shapes.push_back(node.arg(1).asValues()[dims.first + j]->shape());
+      broadcastStatic(shapes);
+      if (auto r = reshapeUnsupported(mergedShape(self->shape(), dims), nullptr, self); !r.empty())
+        return r;
     }
     return {};
   }
@@ -108,6 +153,10 @@ public:
   void lower(const Node &node, CircleEmitter &emit) const override {
     const Value *self = node.input(0);
     Indexed dims = indexedDims(node);
+    if (!dims.outer_product) {
+      lowerLinear(node, dims, emit);
+      return;
+    }
     int32_t current = emit.tensor(self);
     Shape shape = self->shape();
     for (std::size_t j = 0; j < dims.count; ++j) {
@@ -130,6 +179,61 @@ public:
   }
 
 private:
+  // self's shape with the indexed dims merged into one.
+  static Shape mergedShape(const Shape &shape, const Indexed &dims) {
+    Shape out(shape.begin(), shape.begin() + static_cast<std::ptrdiff_t>(dims.first));
+    int64_t merged = 1;
+    for (std::size_t j = 0; j < dims.count; ++j)
+      merged *= shape[dims.first + j].value();
+    out.push_back(merged);
+    out.insert(out.end(), shape.begin() + static_cast<std::ptrdiff_t>(dims.first + dims.count), shape.end());
+    return out;
+  }
+
+  // Index tensors that broadcast together: GATHER of the merged dim at
+  // sum_j index_j * stride_j, the row-major offset within the indexed dims.
+  static void lowerLinear(const Node &node, const Indexed &dims, CircleEmitter &emit) {
+    const Value *self = node.input(0);
+    const auto &indices = node.arg(1).asValues();
+    const std::string base = node.name();
+    int64_t stride = 1;
+    int32_t offsets = -1;
+    Shape offsets_shape;
+    for (std::size_t j = dims.count; j-- > 0;) {
+      const Value *index = indices[dims.first + j];
+      const std::string hint = base + "_index" + std::to_string(j);
+      int32_t t = indexTensor(emit, index, self->shape()[dims.first + j], false, hint);
+      if (index->dtype() != DType::Int32) {
+        int32_t cast = emit.newTensor(DType::Int32, index->shape(), hint + "_int32");
+        emitCastInto(emit, t, index->dtype(), DType::Int32, cast);
+        t = cast;
+      }
+      if (stride != 1) {
+        int32_t scaled = emit.newTensor(DType::Int32, index->shape(), hint + "_scaled");
+        emit.addOperator(circle::BuiltinOperator::MUL,
+                         {t, scalarConstant(emit, DType::Int32, static_cast<double>(stride), hint + "_stride")},
+                         {scaled}, options(circle::MulOptionsT{}));
+        t = scaled;
+      }
+      if (offsets < 0) {
+        offsets = t;
+        offsets_shape = index->shape();
+      } else {
+        offsets_shape = broadcastStatic({offsets_shape, index->shape()});
+        int32_t sum = emit.newTensor(DType::Int32, offsets_shape, hint + "_offsets");
+        emit.addOperator(circle::BuiltinOperator::ADD, {t, offsets}, {sum}, options(circle::AddOptionsT{}));
+        offsets = sum;
+      }
+      stride *= self->shape()[dims.first + j].value();
+    }
+    Shape merged_shape = mergedShape(self->shape(), dims);
+    int32_t merged = emit.newTensor(self->dtype(), merged_shape, base + "_merged");
+    emitReshapeInto(emit, emit.tensor(self), merged_shape, nullptr, self, merged, base + "_merged");
+    circle::GatherOptionsT gather;
+    gather.axis = toInt32(static_cast<int64_t>(dims.first), "dim");
+    emitOp(emit, circle::BuiltinOperator::GATHER, {merged, offsets}, node.output(), options(std::move(gather)));
+  }
+
   // The index operand: negative constants normalised; flattened to 1-D for the outer product.
   static int32_t indexTensor(CircleEmitter &emit, const Value *indices, const Dim &size, bool flatten,
                              const std::string &hint) {

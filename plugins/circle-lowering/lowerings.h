@@ -33,6 +33,9 @@ void registerNormalization(Registrar &registrar);
 void registerConstants(Registrar &registrar);
 void registerTransposeConv(Registrar &registrar);
 void registerTriangular(Registrar &registrar);
+void registerScatter(Registrar &registrar);
+void registerScatterIndexPut(Registrar &registrar);
+void registerScatterSelect(Registrar &registrar);
 // Schemas of the circle:: ops (circle_op_schemas.h).
 void registerCircleOpSchemas(Registrar &registrar);
 

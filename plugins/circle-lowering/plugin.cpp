@@ -36,6 +36,9 @@ void registerAll(tico::Registrar &r) {
   registerConstants(r);
   registerTransposeConv(r);
   registerTriangular(r);
+  registerScatter(r);
+  registerScatterIndexPut(r);
+  registerScatterSelect(r);
 }
 
 } // namespace

@@ -32,6 +32,7 @@ const KernelTable &kernelTable() {
     registerResizeKernels(t);
     registerRmsNormKernel(t);
     registerRopeKernel(t);
+    registerScatterNdKernel(t);
     registerSelectKernels(t);
     registerSliceKernels(t);
     registerSoftmaxKernels(t);

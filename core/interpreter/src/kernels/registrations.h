@@ -31,6 +31,7 @@ void registerReverseKernel(KernelTable &table);
 void registerResizeKernels(KernelTable &table);
 void registerRmsNormKernel(KernelTable &table);
 void registerRopeKernel(KernelTable &table);
+void registerScatterNdKernel(KernelTable &table);
 void registerSelectKernels(KernelTable &table);
 void registerSliceKernels(KernelTable &table);
 void registerSoftmaxKernels(KernelTable &table);
