@@ -2,6 +2,7 @@
 // depth tap, each over every output depth at once:
 //
 //   xp   = constant_pad_nd(x, depth padding)                    [N, C, D + 2pD, H, W]
+//          (on a [N, C, D, H*W] view: runtimes pad up to rank 4)
 //   for kd in 0 .. kD-1:
 //     xs = xp[:, :, kd*dD : kd*dD + (Do-1)*sD + 1 : sD]          [N, C, Do, H, W]
 //     y += conv2d(reshape(permute(xs, [0,2,1,3,4]), [N*Do, C, H, W]), w[:, :, kd], ...)
@@ -68,12 +69,16 @@ private:
 
     Value *padded = x;
     if ((*padding)[0] > 0) {
-      Shape shape = xs;
-      shape[2] = xs[2].value() + 2 * (*padding)[0];
-      padded = b.value(OpKey("aten", "constant_pad_nd"),
-                       {Argument::value(x), Argument::ints({0, 0, 0, 0, (*padding)[0], (*padding)[0]}),
-                        Argument::integer(0)},
-                       x->dtype(), shape, "_depth_padded");
+      // The depth padding runs on a 4-D view [N, C, D, H*W]: a rank-5 PAD is as valid, but
+      // runtimes implement PAD up to rank 4 only (onert 0.2: "Padding for rank > 4 NYI").
+      int64_t plane = xs[3].value() * xs[4].value();
+      int64_t depth_padded = xs[2].value() + 2 * (*padding)[0];
+      Value *flat = b.reshape(x, {xs[0], xs[1], xs[2], Dim(plane)}, "_depth_rows");
+      Value *flat_padded = b.value(OpKey("aten", "constant_pad_nd"),
+                                   {Argument::value(flat), Argument::ints({0, 0, (*padding)[0], (*padding)[0]}),
+                                    Argument::integer(0)},
+                                   x->dtype(), {xs[0], xs[1], Dim(depth_padded), Dim(plane)}, "_depth_rows_padded");
+      padded = b.reshape(flat_padded, {xs[0], xs[1], Dim(depth_padded), xs[3], xs[4]}, "_depth_padded");
     }
     Dim rows = times(xs[0], depth_out);
     Shape conv_out = {rows, out_channels, os[3], os[4]};

@@ -1,7 +1,8 @@
 // linear -> FULLY_CONNECTED; mm / bmm / matmul / addmm -> BATCH_MATMUL (+ MUL/ADD for addmm).
 //
 // FULLY_CONNECTED takes weights as PyTorch stores them ([out, in]), keeps the leading dims of
-// the input (keep_num_dims) and marks an absent bias with -1. Matrix products with a constant
+// the input (keep_num_dims) and marks an absent bias with -1; a 1-D input runs as a one-row
+// matrix. Matrix products with a constant
 // operand normally reach this point as linear already (the convert-matmul-to-linear and
 // restore-linear passes); what remains is a product of two computed tensors.
 #include "lowerings.h"
@@ -30,16 +31,31 @@ public:
   }
 
   void lower(const Node &node, CircleEmitter &emit) const override {
-    int32_t input = emit.tensor(node.input(0));
+    const Value *in = node.input(0);
+    const Value *out = node.output();
+    int32_t input = emit.tensor(in);
     int32_t weight = emit.tensor(node.input(1));
     const Argument &bias = node.arg(2);
     int32_t bias_t = -1;
     if (!bias.isNone())
-      bias_t = castedTensor(emit, bias.asValue(), node.output()->dtype(), node.name() + "_bias");
+      bias_t = castedTensor(emit, bias.asValue(), out->dtype(), node.name() + "_bias");
     circle::FullyConnectedOptionsT fc;
     fc.keep_num_dims = true;
-    emitOp(emit, circle::BuiltinOperator::FULLY_CONNECTED, {input, weight, bias_t}, node.output(),
-           options(std::move(fc)));
+    if (in->rank() != 1) {
+      emitOp(emit, circle::BuiltinOperator::FULLY_CONNECTED, {input, weight, bias_t}, out, options(std::move(fc)));
+      return;
+    }
+    // A vector input ([in] -> [out]): FULLY_CONNECTED over a 1-D input is legal Circle, but
+    // runtimes validate its input as [batch, in] (onert 0.2 rejects a 1-D one at session
+    // preparation), so the product runs on a one-row matrix: [in] -> [1, in] -> [1, out] -> [out].
+    Shape row{1, in->shape()[0]};
+    int32_t matrix = emit.newTensor(in->dtype(), row, node.name() + "_input_row");
+    emitReshapeInto(emit, input, row, nullptr, in, matrix, node.name() + "_input_row");
+    Shape product_shape{1, out->shape()[0]};
+    int32_t product = emit.newTensor(out->dtype(), product_shape, node.name() + "_row");
+    emit.addOperator(circle::BuiltinOperator::FULLY_CONNECTED, {matrix, weight, bias_t}, {product},
+                     options(std::move(fc)));
+    emitReshapeInto(emit, product, out->shape(), nullptr, nullptr, emit.tensor(out), node.name());
   }
 };
 

@@ -4,16 +4,58 @@
 // end_mask. On a static dim the bounds are normalised and clamped exactly as PyTorch does; on
 // a symbolic dim negative bounds are left to STRIDED_SLICE (which also counts them from the
 // end and clamps), and an end at or past INT32_MAX (PyTorch writes INT64_MAX for "to the end")
-// becomes an end_mask bit. Symbolic bounds are read from their SymInt tensors.
+// becomes an end_mask bit. Symbolic bounds are read from their SymInt tensors, except a bound
+// that is the sliced dim's own size minus a constant (x[:, :x.shape[1] - 1]): that is the
+// constant negative bound STRIDED_SLICE counts from the end (x[:, :-1]), which needs no
+// runtime SHAPE arithmetic and leaves the slice's operands constant, so runtimes infer the
+// output shape from the input's (onert 0.2 fails a data-dependent STRIDED_SLICE whose output
+// has a dynamic shape_signature).
 #include "lowerings.h"
 #include "support.h"
 
+#include "tico/ir/graph.h"
+#include "tico/ir/sym_expr.h"
+
 #include <limits>
+#include <map>
 
 namespace tico::lowering {
 namespace {
 
 constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
+
+// k when the SymInt `bound` is exactly `size` + k with k <= 0 and size + k >= 0 at the smallest
+// sizes the export allows (so PyTorch never wraps the bound a second time), else nullopt.
+std::optional<int64_t> offsetFromSize(const Node &node, const Value *bound, const Dim &size) {
+  if (!size.isSymbolic() || bound->symExpr().empty())
+    return std::nullopt;
+  try {
+    SymExpr end = SymExpr::parse(bound->symExpr());
+    SymExpr dim = SymExpr::parse(size.expr());
+    // Smallest sizes the export allows (0 for a symbol without a recorded range).
+    std::map<std::string, int64_t> lowest;
+    for (const SymExpr *expr : {&end, &dim})
+      for (const std::string &symbol : expr->symbols()) {
+        const Graph *graph = node.graph();
+        auto range = graph ? graph->symbols().find(symbol) : std::map<std::string, SymbolRange>::const_iterator{};
+        lowest[symbol] = graph && range != graph->symbols().end() ? range->second.min : 0;
+      }
+    auto e = end.evaluate(lowest);
+    auto d = dim.evaluate(lowest);
+    if (!e || !d)
+      return std::nullopt;
+    int64_t k = *e - *d;
+    if (k > 0 || *d + k < 0)
+      return std::nullopt;
+    // Exact, not sampled: the bound's canonical text must be the size's plus k.
+    if (SymExpr::parse("(" + size.expr() + ") + " + std::to_string(k)).str() != end.str() &&
+        !(k == 0 && dim.str() == end.str()))
+      return std::nullopt;
+    return k;
+  } catch (const std::exception &) {
+    return std::nullopt;
+  }
+}
 
 class Slice final : public CheckedLowering {
 public:
@@ -56,13 +98,25 @@ public:
 
     VectorPiece &b = begin[static_cast<std::size_t>(dim)];
     VectorPiece &e = finish[static_cast<std::size_t>(dim)];
-    if (start.isValue()) {
+    std::optional<int64_t> start_from_end = start.isValue() ? offsetFromSize(node, start.asValue(), size) : std::nullopt;
+    std::optional<int64_t> end_from_end = end.isValue() ? offsetFromSize(node, end.asValue(), size) : std::nullopt;
+    if (start_from_end && *start_from_end == 0) {
+      // Starts at the end: an empty slice; begin_mask would start at 0, so count from the end.
+      b.kind = VectorPiece::Kind::Symbol;
+      b.symbol = start.asValue();
+    } else if (start_from_end) {
+      b.value = *start_from_end;
+    } else if (start.isValue()) {
       b.kind = VectorPiece::Kind::Symbol;
       b.symbol = start.asValue();
     } else {
       b.value = start.isNone() ? 0 : start.asInt();
     }
-    if (end.isValue()) {
+    if (end_from_end && *end_from_end == 0) {
+      end_mask |= 1 << dim;
+    } else if (end_from_end) {
+      e.value = *end_from_end;
+    } else if (end.isValue()) {
       e.kind = VectorPiece::Kind::Symbol;
       e.symbol = end.asValue();
     } else if (end.isNone() || end.asInt() >= kInt32Max) {
