@@ -66,7 +66,7 @@ def interpreter_marks(name: str, variant: str) -> list:
         for failure in case_registry.expected_failures(name)
         if variant in failure.variants and failure.stage in ("conversion", "interpreter")
     ]
-    return [pytest.mark.xfail(strict=True, reason="; ".join(reasons))] if reasons else []
+    return case_registry.xfail_mark(name, variant, reasons)
 
 
 def cases_for(test: str) -> list:
@@ -257,9 +257,52 @@ class Workspace:
         case = self.case(name, variant)
         if case.conversion is None:
             case.conversion = run_tico(tico_run, ["--pipeline", str(pipeline), str(case.pt2), "-o", str(case.circle)])
+        if case.conversion.returncode != 0:
+            check_refusal(case)
         require_success(case.conversion, f"conversion of {name} ({variant})")
         assert case.circle.is_file(), f"tico-run exited 0 but wrote no {case.circle}\n{case.conversion.describe()}"
         return case
+
+
+def _normalized(text: str) -> str:
+    return " ".join(text.split())
+
+
+_NO_LOWERING = re.compile(r"^(?P<op>\S+) has no Circle lowering: (?P<why>.*)$", re.S)
+
+
+def _error_states(stderr: str, reason: str) -> bool:
+    """Whether tico-run's error says ``reason``.
+
+    "OP has no Circle lowering: WHY" reasons match the unsupported-op list, one
+    line per op: "  OP xCOUNT (node names): WHY". Other reasons must appear verbatim.
+    """
+    match = _NO_LOWERING.match(reason)
+    if match is None:
+        return _normalized(reason) in _normalized(stderr)
+    line = re.compile(rf"^\s*{re.escape(match['op'])} x\d+ \(.*?\): {re.escape(_normalized(match['why']))}\s*$", re.M)
+    return line.search(stderr) is not None
+
+
+def check_refusal(case: PreparedCase) -> None:
+    """A failed conversion the table expects: raises ExpectedRefusal if tico-run said why.
+
+    The refusal must be an ordinary error (exit code 1, not a signal), name every
+    expected op and reason in its message, and leave no output file behind.
+    Anything else returns, and the caller reports the conversion failure.
+    """
+    reasons = case_registry.refusal_reasons(case.name, case.variant)
+    run = case.conversion
+    missing = [reason for reason in reasons if not _error_states(run.stderr, reason)]
+    if not reasons or missing or run.returncode != 1 or case.circle.exists():
+        if reasons:
+            pytest.fail(
+                f"conversion of {case.name} ({case.variant}) failed, but not as expected: exit code {run.returncode}, "
+                f"output file left: {case.circle.exists()}, reasons missing from the error: {missing}\n{run.describe()}",
+                pytrace=False,
+            )
+        return
+    raise case_registry.ExpectedRefusal("; ".join(reasons))
 
 
 @pytest.fixture(scope="session")
