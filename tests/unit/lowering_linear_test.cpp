@@ -45,6 +45,23 @@ TEST(LowerLinear, AbsentBiasIsMinusOne) {
   EXPECT_EQ(m.subgraphs[0].operators[0].inputs, (std::vector<int32_t>{0, 1, -1}));
 }
 
+// onert rejects a 1-D FULLY_CONNECTED input, so the vector becomes a one-row matrix and back.
+TEST(LowerLinear, VectorInputIsReshapedAroundTheFullyConnected) {
+  auto g = parse(R"(graph @main {
+  input %x: f32[3]
+  param %w: f32[4, 3] "fc.weight" = )" + test::iota(12) + R"(
+  %y: f32[4] = aten::linear.default(%x, %w)
+  return %y
+})");
+  CircleModel m = lower(*g);
+  EXPECT_EQ(opNames(m), (std::vector<std::string>{"RESHAPE", "FULLY_CONNECTED", "RESHAPE"}));
+  const CircleOperator &fc = firstOp(m, "FULLY_CONNECTED");
+  EXPECT_EQ(tensorAt(m, fc.inputs[0]).shape, (std::vector<int32_t>{1, 3}));
+  EXPECT_EQ(tensorAt(m, fc.outputs[0]).shape, (std::vector<int32_t>{1, 4}));
+  const auto &ops = m.subgraphs[0].operators;
+  EXPECT_EQ(tensorAt(m, ops.back().outputs[0]).shape, (std::vector<int32_t>{4}));
+}
+
 TEST(LowerLinear, IntegerLinearIsReported) {
   auto g = parse(R"(graph @main {
   input %x: i32[2, 3]

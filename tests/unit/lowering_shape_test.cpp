@@ -161,6 +161,24 @@ TEST(LowerSlice, SymbolicDimKeepsNegativeBounds) {
   EXPECT_EQ(constantValues<int32_t>(m, op.inputs[2]), (std::vector<int32_t>{-2}));
 }
 
+// x[:, :x.shape[1] - 1] on a symbolic dim: the end is "size - 1", written as the constant -1
+// rather than computed from SHAPE (onert cannot run a run-time sized slice with a dynamic
+// output signature).
+TEST(LowerSlice, SizeRelativeEndBecomesAConstantNegativeBound) {
+  auto g = parse(R"(graph @main {
+  symbol s0 in [2, 64] hint 8
+  input %x: f32[2, s0]
+  %n: sym_int(s0) = aten::sym_size.int(%x, 1)
+  %e: sym_int(s0 + -1) = _operator::sub(%n, 1)
+  %s: f32[2, s0 + -1] = aten::slice.Tensor(%x, 1, 0, %e)
+  return %s
+})");
+  CircleModel m = lower(*g);
+  EXPECT_EQ(opNames(m), (std::vector<std::string>{"STRIDED_SLICE"})) << "no SHAPE computation";
+  const CircleOperator &op = firstOp(m, "STRIDED_SLICE");
+  EXPECT_EQ(constantValues<int32_t>(m, op.inputs[2]), (std::vector<int32_t>{0, -1}));
+}
+
 TEST(LowerSelect, NegativeIndexIsAScalarGatherIndex) {
   auto g = parse(R"(graph @main {
   input %x: f32[3, 5]
