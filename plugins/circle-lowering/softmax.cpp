@@ -3,7 +3,9 @@
 // TRANSPOSE and back. A dtype argument casts the input first.
 //
 // _safe_softmax returns 0 for rows that are entirely -inf where SOFTMAX gives NaN; the two
-// agree everywhere else.
+// agree everywhere else. decompose-composite-ops rewrites _safe_softmax with that masking
+// (plugins/decompose/math_safe_softmax.cpp), so it only reaches this lowering in a pipeline
+// without that stage.
 #include "lowerings.h"
 #include "support.h"
 

@@ -4,6 +4,7 @@
 //   math_elu.cpp         elu with alpha / scale / input_scale other than 1 (selu after decomposition)
 //   math_vector_norm.cpp linalg_vector_norm for every ord
 //   math_bfloat16.cpp    add / sub / mul / div on bfloat16 computed in float32, as PyTorch does
+//   math_safe_softmax.cpp _safe_softmax: 0 for slices that are entirely -inf (SOFTMAX gives NaN)
 //   norm.cpp             _native_batch_norm_legit.no_stats (instance norm after run_decompositions)
 #include "decomposition.h"
 
@@ -15,11 +16,12 @@ std::vector<Rule> mathEluRules();
 std::vector<Rule> mathVectorNormRules();
 std::vector<Rule> mathBFloat16Rules();
 std::vector<Rule> batchNormWithoutStatsRules();
+std::vector<Rule> mathSafeSoftmaxRules();
 
 std::vector<Rule> mathRules() {
   std::vector<Rule> rules;
   for (auto family : {mathRoundingRules, mathAtanRules, mathEluRules, mathVectorNormRules, mathBFloat16Rules,
-                      batchNormWithoutStatsRules})
+                      batchNormWithoutStatsRules, mathSafeSoftmaxRules})
     for (Rule &rule : family())
       rules.push_back(std::move(rule));
   return rules;

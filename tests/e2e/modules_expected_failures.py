@@ -108,12 +108,200 @@ EXPECTED_FAILURES: dict[str, list[ExpectedFailure]] = {
     ],
 }
 
+# Gaps of the extended set (TICO_E2E_EXTENDED=1, cases CI does not run), recorded from a full
+# extended run so that run is green and any change shows up: conversion refusals quote
+# tico-run's error (checked like the entries above), onert entries name the Circle operators
+# onert failed on (not yet bisected to a minimal model like the CI-set entries).
+EXTENDED_EXPECTED_FAILURES: dict[str, list[ExpectedFailure]] = {
+    "AbsInt32": [
+        ExpectedFailure('onert', 'onert 0.2 rejects the model at session preparation (NNFW_STATUS_ERROR); Circle ops: [ABS]', BOTH),
+    ],
+    "AbsInt64": [
+        ExpectedFailure('onert', 'onert 0.2 rejects the model at session preparation (NNFW_STATUS_ERROR); Circle ops: [ABS]', BOTH),
+    ],
+    "AddBFloat16Constant": [
+        ExpectedFailure('onert', 'onert 0.2 rejects the model at load (NNFW_STATUS_ERROR)', BOTH),
+    ],
+    "AddFloat16": [
+        ExpectedFailure('conversion', 'aten::add.Tensor has no Circle lowering: arithmetic on torch.float16 tensors is not supported', BOTH),
+    ],
+    "Amin": [
+        ExpectedFailure('onert', 'onert 0.2 rejects the model at load (NNFW_STATUS_ERROR)', BOTH),
+    ],
+    "AvgPool3d": [
+        ExpectedFailure('conversion', 'aten::avg_pool3d.default has no Circle lowering: no lowering registered', BOTH),
+    ],
+    "CastFloat16ToFloat": [
+        ExpectedFailure('onert', 'onert 0.2 rejects the model at session preparation (NNFW_STATUS_ERROR); Circle ops: [CAST]', BOTH),
+    ],
+    "CastFloatToBFloat16RoundTrip": [
+        ExpectedFailure('onert', 'onert 0.2 rejects the model at load (NNFW_STATUS_ERROR)', BOTH),
+    ],
+    "CatBool": [
+        ExpectedFailure('onert', 'onert 0.2 fails at inference (NNFW_STATUS_ERROR); Circle ops: [CONCATENATION]', BOTH),
+    ],
+    "Ceil": [
+        ExpectedFailure('onert', 'onert 0.2 rejects the model at load (NNFW_STATUS_ERROR)', BOTH),
+    ],
+    "Celu": [
+        ExpectedFailure('conversion', 'aten::expm1.default has no Circle lowering: no lowering registered', DECOMPOSED),
+    ],
+    "ClampInt64": [
+        ExpectedFailure('onert', 'onert 0.2 rejects the model at session preparation (NNFW_STATUS_ERROR); Circle ops: [MAXIMUM, MINIMUM]', BOTH),
+    ],
+    "Conv2dReflectPad": [
+        ExpectedFailure('onert', 'onert 0.2 rejects the model at load (NNFW_STATUS_ERROR)', RAW),
+    ],
+    "ConvTranspose2d": [
+        ExpectedFailure('onert', 'onert 0.2 rejects the model at session preparation (NNFW_STATUS_ERROR); Circle ops: [TRANSPOSE, TRANSPOSE_CONV, ADD, TRANSPOSE]', BOTH),
+    ],
+    "ConvTranspose2dAsymmetric": [
+        ExpectedFailure('onert', 'onert 0.2 rejects the model at session preparation (NNFW_STATUS_ERROR); Circle ops: [TRANSPOSE, TRANSPOSE_CONV, ADD, SLICE, TRANSPOSE]', BOTH),
+    ],
+    "ConvTranspose2dGrouped": [
+        ExpectedFailure('onert', 'onert 0.2 rejects the model at session preparation (NNFW_STATUS_ERROR); Circle ops: [STRIDED_SLICE, TRANSPOSE, TRANSPOSE_CONV, ADD, TRANSPOSE, STRIDED_SLICE, TRANSPOSE, TRANSPOSE_CONV, ADD, TRANSPOSE, CONCATENATION]', BOTH),
+    ],
+    "ConvTranspose2dNoBias": [
+        ExpectedFailure('onert', 'onert 0.2 rejects the model at session preparation (NNFW_STATUS_ERROR); Circle ops: [TRANSPOSE, TRANSPOSE_CONV, TRANSPOSE]', BOTH),
+    ],
+    "ConvTranspose2dOutputPadding": [
+        ExpectedFailure('onert', 'onert 0.2 rejects the model at session preparation (NNFW_STATUS_ERROR); Circle ops: [TRANSPOSE, TRANSPOSE_CONV, ADD, SLICE, TRANSPOSE]', BOTH),
+    ],
+    "ConvTranspose2dStride2": [
+        ExpectedFailure('onert', 'onert 0.2 rejects the model at session preparation (NNFW_STATUS_ERROR); Circle ops: [TRANSPOSE, TRANSPOSE_CONV, ADD, TRANSPOSE]', BOTH),
+    ],
+    "ConvTranspose3d": [
+        ExpectedFailure('conversion', 'aten::conv_transpose3d.input has no Circle lowering: no lowering registered', RAW),
+        ExpectedFailure('conversion', 'aten::convolution.default has no Circle lowering: only 2-D transposed convolution of batched input is supported (input rank 5)', DECOMPOSED),
+    ],
+    "CumsumBoolMaskPositions": [
+        ExpectedFailure('onert', 'onert 0.2 rejects the model at load (NNFW_STATUS_ERROR)', BOTH),
+    ],
+    "CumsumDim0": [
+        ExpectedFailure('onert', 'onert 0.2 rejects the model at load (NNFW_STATUS_ERROR)', BOTH),
+    ],
+    "CumsumDim1": [
+        ExpectedFailure('onert', 'onert 0.2 rejects the model at load (NNFW_STATUS_ERROR)', BOTH),
+    ],
+    "CumsumInt64": [
+        ExpectedFailure('onert', 'onert 0.2 rejects the model at load (NNFW_STATUS_ERROR)', BOTH),
+    ],
+    "DivFloorInt64": [
+        ExpectedFailure('onert', 'onert 0.2 rejects the model at session preparation (NNFW_STATUS_ERROR); Circle ops: [FLOOR_DIV]', BOTH),
+    ],
+    "DynamicArangeSeq": [
+        ExpectedFailure('onert', 'onert 0.2 rejects the model at load (NNFW_STATUS_ERROR)', BOTH),
+    ],
+    "DynamicCausalMask": [
+        ExpectedFailure('onert', 'onert 0.2 rejects the model at load (NNFW_STATUS_ERROR)', BOTH),
+    ],
+    "DynamicConvTranspose2d": [
+        ExpectedFailure('onert', 'onert 0.2 rejects the model at session preparation (NNFW_STATUS_ERROR); Circle ops: [TRANSPOSE, SHAPE, GATHER, CONCATENATION, TRANSPOSE_CONV, ADD, SLICE, TRANSPOSE]', BOTH),
+    ],
+    "DynamicInterpolateNearestBatch": [
+        ExpectedFailure('onert', 'onert 0.2 rejects the model at session preparation (NNFW_STATUS_ERROR); Circle ops: [TRANSPOSE, RESIZE_NEAREST_NEIGHBOR, TRANSPOSE]', BOTH),
+    ],
+    "DynamicRMSNormSeq": [
+        ExpectedFailure('onert', 'onert 0.2 rejects the model at session preparation (NNFW_STATUS_ERROR); Circle ops: [RMS_NORM]', RAW),
+    ],
+    "Erf": [
+        ExpectedFailure('conversion', 'aten::erf.default has no Circle lowering: no lowering registered', BOTH),
+    ],
+    "HardtanhDefault": [
+        ExpectedFailure('onert', 'onert 0.2 rejects the model at session preparation (NNFW_STATUS_ERROR); Circle ops: [RELU_N1_TO_1]', BOTH),
+    ],
+    "IndexBoolMaskConstant": [
+        ExpectedFailure('conversion', 'sym_bool_values \'ge\': cannot read symbolic expression "GreaterThan(Symbol(\'u0\', integer=True), Integer(0))": cannot read symbolic size \'GreaterThan(Symbol(\'u0\', integer=True), Integer(0))\': the function \'GreaterThan\' is not supported', RAW),
+        ExpectedFailure('conversion', 'sym_bool_values \'ge_1\': cannot read symbolic expression "GreaterThan(Symbol(\'u0\', integer=True), Integer(0))": cannot read symbolic size \'GreaterThan(Symbol(\'u0\', integer=True), Integer(0))\': the function \'GreaterThan\' is not supported', DECOMPOSED),
+        ExpectedFailure('evaluator_pipeline', 'evaluator: sym_bool_values \'ge\': cannot read symbolic expression "GreaterThan(Symbol(\'u0\', integer=True), Integer(0))": cannot read symbolic size \'GreaterThan(Symbol(\'u0\',', BOTH),
+        ExpectedFailure('evaluator_frontend', 'evaluator: sym_bool_values \'ge\': cannot read symbolic expression "GreaterThan(Symbol(\'u0\', integer=True), Integer(0))": cannot read symbolic size \'GreaterThan(Symbol(\'u0\',', BOTH),
+    ],
+    "IndexNegativeIndices": [
+        ExpectedFailure('onert', 'wrong values on onert 0.2 (not yet bisected); Circle ops: [GATHER]', BOTH),
+        ExpectedFailure('interpreter', "interpreter: operator #0 (GATHER) -> 'index': index -6 is out of range for dim 0 of size 6", BOTH),
+    ],
+    "InstanceNorm2dAffine": [
+        ExpectedFailure('onert', 'onert 0.2 rejects the model at session preparation (NNFW_STATUS_ERROR); Circle ops: [TRANSPOSE, INSTANCE_NORM, TRANSPOSE]', RAW),
+    ],
+    "InterpolateNearest3x": [
+        ExpectedFailure('onert', 'onert 0.2 rejects the model at session preparation (NNFW_STATUS_ERROR); Circle ops: [TRANSPOSE, RESIZE_NEAREST_NEIGHBOR, TRANSPOSE]', BOTH),
+    ],
+    "InterpolateNearestExact": [
+        ExpectedFailure('onert', 'onert 0.2 rejects the model at session preparation (NNFW_STATUS_ERROR); Circle ops: [TRANSPOSE, RESIZE_NEAREST_NEIGHBOR, TRANSPOSE]', BOTH),
+    ],
+    "InterpolateNearestSize": [
+        ExpectedFailure('onert', 'onert 0.2 rejects the model at session preparation (NNFW_STATUS_ERROR); Circle ops: [TRANSPOSE, RESIZE_NEAREST_NEIGHBOR, TRANSPOSE]', BOTH),
+    ],
+    "LogSumExp": [
+        ExpectedFailure('conversion', 'aten::logsumexp.default has no Circle lowering: no lowering registered', RAW),
+    ],
+    "MaskedFillInt64": [
+        ExpectedFailure('onert', 'onert 0.2 fails at inference (NNFW_STATUS_ERROR); Circle ops: [SELECT_V2]', BOTH),
+    ],
+    "MatmulDot": [
+        ExpectedFailure('onert', 'onert 0.2 crashes (segmentation fault) in session.infer on the model (a RESHAPE to a scalar, whose shape operand is an empty int32[0] constant)', RAW, crashes=True),
+    ],
+    "MaxPool3d": [
+        ExpectedFailure('conversion', 'aten::max_pool3d.default has no Circle lowering: no lowering registered', RAW),
+        ExpectedFailure('conversion', 'aten::max_pool3d_with_indices.default has no Circle lowering: no lowering registered', DECOMPOSED),
+    ],
+    "MaximumInt64": [
+        ExpectedFailure('onert', 'onert 0.2 rejects the model at session preparation (NNFW_STATUS_ERROR); Circle ops: [MAXIMUM]', BOTH),
+    ],
+    "MinAll": [
+        ExpectedFailure('onert', 'onert 0.2 rejects the model at load (NNFW_STATUS_ERROR)', BOTH),
+    ],
+    "MinDimValues": [
+        ExpectedFailure('onert', 'onert 0.2 rejects the model at load (NNFW_STATUS_ERROR)', BOTH),
+    ],
+    "MmConstLhs": [
+        ExpectedFailure('onert', 'onert 0.2 rejects the model at load (NNFW_STATUS_ERROR)', BOTH),
+    ],
+    "MulBool": [
+        ExpectedFailure('conversion', 'aten::mul.Tensor has no Circle lowering: arithmetic on torch.bool tensors is not supported', BOTH),
+    ],
+    "MulFloat16Scalar": [
+        ExpectedFailure('conversion', 'aten::mul.Tensor has no Circle lowering: arithmetic on torch.float16 tensors is not supported', BOTH),
+    ],
+    "PReluChannelwise": [
+        ExpectedFailure('onert', 'onert 0.2 rejects the model at session preparation (NNFW_STATUS_ERROR); Circle ops: [TRANSPOSE, PRELU, TRANSPOSE]', RAW),
+    ],
+    "PadInt64": [
+        ExpectedFailure('onert', 'onert 0.2 fails at inference (NNFW_STATUS_ERROR); Circle ops: [PADV2]', BOTH),
+    ],
+    "PadReflect1d": [
+        ExpectedFailure('onert', 'onert 0.2 rejects the model at load (NNFW_STATUS_ERROR)', RAW),
+    ],
+    "SelectToScalar": [
+        ExpectedFailure('onert', 'onert 0.2 crashes (segmentation fault) in session.infer on the model (a RESHAPE to a scalar, whose shape operand is an empty int32[0] constant)', BOTH, crashes=True),
+    ],
+    "Sign": [
+        ExpectedFailure('conversion', 'aten::sign.default has no Circle lowering: no lowering registered', BOTH),
+    ],
+    "SumBool": [
+        ExpectedFailure('onert', 'onert 0.2 rejects the model at session preparation (NNFW_STATUS_ERROR); Circle ops: [GREATER, CAST, SUM]', BOTH),
+    ],
+    "SumInt64": [
+        ExpectedFailure('onert', 'onert 0.2 rejects the model at session preparation (NNFW_STATUS_ERROR); Circle ops: [SUM]', BOTH),
+    ],
+    "UpsampleModule": [
+        ExpectedFailure('onert', 'onert 0.2 rejects the model at session preparation (NNFW_STATUS_ERROR); Circle ops: [TRANSPOSE, RESIZE_NEAREST_NEIGHBOR, TRANSPOSE]', BOTH),
+    ],
+    "WhereInt64": [
+        ExpectedFailure('onert', 'onert 0.2 fails at inference (NNFW_STATUS_ERROR); Circle ops: [SELECT_V2]', BOTH),
+    ],
+}
+
+
 def apply() -> None:
     """Attaches the table to the registered case classes (every name must exist)."""
-    unknown = sorted(set(EXPECTED_FAILURES) - DEFINED)
+    overlap = sorted(set(EXPECTED_FAILURES) & set(EXTENDED_EXPECTED_FAILURES))
+    if overlap:
+        raise ValueError(f"cases listed in both tables: {overlap}")
+    unknown = sorted((set(EXPECTED_FAILURES) | set(EXTENDED_EXPECTED_FAILURES)) - DEFINED)
     if unknown:
         raise ValueError(f"expected failures listed for unknown cases: {unknown}")
-    for name, failures in EXPECTED_FAILURES.items():
+    for name, failures in (*EXPECTED_FAILURES.items(), *EXTENDED_EXPECTED_FAILURES.items()):
         if name in MODULES:
             MODULES[name].expected_failures = tuple(failures)
 

@@ -32,6 +32,20 @@ TEST(InterpReshape, OptionsShapeWhenNoShapeInput) {
   expectShape(*out, {3, 8});
 }
 
+// What the converter writes for a reshape to a scalar: the shape operand is an int32[0]
+// constant, whose buffer is empty since it has no elements. It is a constant all the same.
+TEST(InterpReshape, EmptyShapeConstantGivesAScalar) {
+  ModelBuilder b;
+  const int32_t x = b.input("x", DType::Float32, {1, 1});
+  const int32_t shape = b.constant("shape", i32({0}, {}));
+  const int32_t y = b.tensor("y", DType::Float32, {});
+  b.op(B::RESHAPE, {x, shape}, {y});
+  b.output(y);
+  auto out = runModel(b.build(), {f32({1, 1}, {2.5f})}).at(0);
+  expectShape(*out, {});
+  expectValues<float>(*out, DType::Float32, {2.5f});
+}
+
 TEST(InterpReshape, WrongElementCountIsAnError) {
   const std::string message =
       errorOf([&] { runSingle({B::RESHAPE, {}, {i32({2, 3}, iota32(6)), i32({2}, {4, 2})}, DType::Int32}); });

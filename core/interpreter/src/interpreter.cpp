@@ -48,6 +48,8 @@ Tensor constantTensor(const CircleModel &model, const CircleSubGraph &graph, std
   const DType dtype = fromCircleType(tensor.type);
   Shape shape(tensor.shape.begin(), tensor.shape.end());
   const std::size_t expected = static_cast<std::size_t>(interp::numElements(shape)) * elementSize(dtype);
+  if (expected == 0) // an empty constant (isConstant): nothing to read
+    return interp::allocate(dtype, std::move(shape));
   if (data->nbytes() != expected)
     throw Error("constant tensor " + tensorLabel(graph, static_cast<int32_t>(index)) + " (" +
                 interp::dtypeString(dtype) + interp::shapeString(shape) + ") needs " + std::to_string(expected) +

@@ -14,7 +14,12 @@ bool isConstant(const CircleModel &model, const CircleTensor &tensor) {
   if (tensor.buffer == 0 || tensor.buffer >= model.buffers.size())
     return false;
   const auto &data = model.buffers[tensor.buffer].data;
-  return data != nullptr && data->nbytes() > 0;
+  if (data != nullptr && data->nbytes() > 0)
+    return true;
+  // A constant with no elements (the shape [0] operand of a RESHAPE to a scalar) has no bytes to
+  // store, so its buffer is empty: the static zero-size shape makes it a constant all the same.
+  const bool dynamic = std::any_of(tensor.shape_signature.begin(), tensor.shape_signature.end(), [](int32_t d) { return d < 0; });
+  return !dynamic && std::find(tensor.shape.begin(), tensor.shape.end(), 0) != tensor.shape.end();
 }
 
 namespace {
