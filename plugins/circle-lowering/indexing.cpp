@@ -35,20 +35,10 @@ struct Indexed {
 Indexed indexedDims(const Node &node) {
   const auto &indices = node.arg(1).asValues();
   Indexed out;
-  bool seen = false, ended = false;
-  for (std::size_t i = 0; i < indices.size(); ++i) {
-    if (!indices[i]) {
-      ended = seen;
-      continue;
-    }
-    if (ended)
-      throw Error("index tensors separated by full slices are not supported");
-    if (!seen)
-      out.first = i;
-    seen = true;
-    ++out.count;
-  }
-  if (!seen)
+  const IndexTensors tensors = adjacentIndexTensors(indices);
+  out.first = tensors.first;
+  out.count = tensors.tensors.size();
+  if (out.count == 0)
     throw Error("index without an index tensor");
   if (out.count == 1)
     return out;
@@ -71,22 +61,17 @@ Indexed indexedDims(const Node &node) {
 
 // The broadcast shape of static shapes (right-aligned, as PyTorch broadcasts).
 Shape broadcastStatic(const std::vector<Shape> &shapes) {
-  std::size_t rank = 0;
-  for (const Shape &s : shapes)
-    rank = std::max(rank, s.size());
-  std::vector<int64_t> sizes(rank, 1);
-  for (const Shape &s : shapes)
-    for (std::size_t p = 0; p < s.size(); ++p) {
-      int64_t &d = sizes[rank - s.size() + p];
-      int64_t v = s[p].value();
-      if (v != 1) {
-        if (d != 1 && d != v)
-          throw Error("index tensors of shapes that do not broadcast");
-        d = v;
-      }
-    }
+  std::vector<std::vector<int64_t>> sizes;
+  for (const Shape &s : shapes) {
+    std::vector<int64_t> &dims = sizes.emplace_back();
+    for (const Dim &d : s)
+      dims.push_back(d.value());
+  }
+  std::optional<std::vector<int64_t>> joined = broadcastSizes(sizes);
+  if (!joined)
+    throw Error("index tensors of shapes that do not broadcast");
   Shape out;
-  for (int64_t d : sizes)
+  for (int64_t d : *joined)
     out.push_back(d);
   return out;
 }

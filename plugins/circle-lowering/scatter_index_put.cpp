@@ -32,24 +32,6 @@ int64_t product(const std::vector<int64_t> &sizes) {
   return n;
 }
 
-// Right-aligned broadcast of static shapes; nullopt when they do not broadcast.
-std::optional<std::vector<int64_t>> broadcastSizes(const std::vector<std::vector<int64_t>> &shapes) {
-  std::size_t rank = 0;
-  for (const auto &s : shapes)
-    rank = std::max(rank, s.size());
-  std::vector<int64_t> out(rank, 1);
-  for (const auto &s : shapes)
-    for (std::size_t p = 0; p < s.size(); ++p) {
-      int64_t &d = out[rank - s.size() + p];
-      if (s[p] != 1) {
-        if (d != 1 && d != s[p])
-          return std::nullopt;
-        d = s[p];
-      }
-    }
-  return out;
-}
-
 // What an index_put / index_copy node writes.
 struct Plan {
   std::size_t first = 0;              // first indexed dim
@@ -216,20 +198,9 @@ void lowerPlan(const Node &node, const Plan &plan, CircleEmitter &emit) {
 // index_put(x, indices, values, accumulate): leading None entries are full slices.
 Plan indexPutPlan(const Node &node) {
   Plan plan;
-  const auto &indices = node.arg(1).asValues();
-  bool seen = false, ended = false;
-  for (std::size_t i = 0; i < indices.size(); ++i) {
-    if (!indices[i]) {
-      ended = seen;
-      continue;
-    }
-    if (ended)
-      throw Error("index tensors separated by full slices are not supported");
-    if (!seen)
-      plan.first = i;
-    seen = true;
-    plan.indices.push_back(indices[i]);
-  }
+  IndexTensors tensors = adjacentIndexTensors(node.arg(1).asValues());
+  plan.first = tensors.first;
+  plan.indices = std::move(tensors.tensors);
   plan.values = node.input(2);
   if (const Argument *acc = node.findArg("accumulate"))
     plan.accumulate = acc->asBool();

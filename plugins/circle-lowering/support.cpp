@@ -459,4 +459,39 @@ std::string requireFloat(const Value *value, std::string_view what) {
          std::string(torchDTypeName(value->dtype()));
 }
 
+IndexTensors adjacentIndexTensors(const std::vector<Value *> &indices) {
+  IndexTensors out;
+  bool seen = false, ended = false;
+  for (std::size_t i = 0; i < indices.size(); ++i) {
+    if (!indices[i]) {
+      ended = seen;
+      continue;
+    }
+    if (ended)
+      throw Error("index tensors separated by full slices are not supported");
+    if (!seen)
+      out.first = i;
+    seen = true;
+    out.tensors.push_back(indices[i]);
+  }
+  return out;
+}
+
+std::optional<std::vector<int64_t>> broadcastSizes(const std::vector<std::vector<int64_t>> &shapes) {
+  std::size_t rank = 0;
+  for (const auto &s : shapes)
+    rank = std::max(rank, s.size());
+  std::vector<int64_t> out(rank, 1);
+  for (const auto &s : shapes)
+    for (std::size_t p = 0; p < s.size(); ++p) {
+      int64_t &d = out[rank - s.size() + p];
+      if (s[p] != 1) {
+        if (d != 1 && d != s[p])
+          return std::nullopt;
+        d = s[p];
+      }
+    }
+  return out;
+}
+
 } // namespace tico::lowering

@@ -167,6 +167,20 @@ std::vector<int64_t> reductionAxes(const Node &node);
 void emitReduceInto(CircleEmitter &emit, circle::BuiltinOperator op, int32_t input, DType dtype, const Shape &in_shape,
                     const std::vector<int64_t> &axes, bool keepdim, int32_t output, const std::string &hint);
 
+// ---- indexing --------------------------------------------------------------------------------
+
+// The index tensors of an index / index_put index list. They must be adjacent: None entries
+// before or after them are full slices; `first` is the first indexed dim (0 and no tensors when
+// every entry is None). Throws when full slices separate index tensors.
+struct IndexTensors {
+  std::size_t first = 0;
+  std::vector<const Value *> tensors;
+};
+IndexTensors adjacentIndexTensors(const std::vector<Value *> &indices);
+
+// Right-aligned broadcast of static sizes, as PyTorch broadcasts; nullopt when they do not.
+std::optional<std::vector<int64_t>> broadcastSizes(const std::vector<std::vector<int64_t>> &shapes);
+
 // ---- common checks ---------------------------------------------------------------------------
 
 // "" when `dtype` is a floating type Circle kernels compute in, else a reason naming `what`.
