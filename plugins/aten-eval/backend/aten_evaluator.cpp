@@ -88,7 +88,7 @@ public:
     InputStorages storages;
     torch::jit::Stack stack;
     stack.reserve(schema.arguments().size());
-    try {
+    reportingNode(node, [&] {
       for (std::size_t i = 0; i < schema.arguments().size(); ++i) {
         const c10::Argument &schema_arg = schema.arguments()[i];
         if (const Argument *arg = argumentFor(node, schema_arg, i))
@@ -99,13 +99,7 @@ public:
           throw nodeError(node, "argument '" + schema_arg.name() + "' is missing and has no default");
       }
       handle.callBoxed(stack);
-    } catch (const Error &) {
-      throw;
-    } catch (const c10::Error &e) {
-      throw nodeError(node, std::string("LibTorch: ") + e.what_without_backtrace());
-    } catch (const std::exception &e) {
-      throw nodeError(node, std::string("LibTorch: ") + e.what());
-    }
+    });
 
     std::vector<EvalValue> results;
     for (const c10::IValue &r : stack)

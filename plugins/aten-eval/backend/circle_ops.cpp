@@ -52,15 +52,7 @@ std::vector<EvalValue> evaluateCircleOp(const Node &node, const EvalEnv &env) {
   c10::InferenceMode inference;
   CircleArgs args(node, env);
   at::Tensor result;
-  try {
-    result = it->second(args).contiguous();
-  } catch (const Error &) {
-    throw;
-  } catch (const c10::Error &e) {
-    throw nodeError(node, std::string("LibTorch: ") + e.what_without_backtrace());
-  } catch (const std::exception &e) {
-    throw nodeError(node, std::string("LibTorch: ") + e.what());
-  }
+  reportingNode(node, [&] { result = it->second(args).contiguous(); });
   std::vector<EvalValue> results;
   appendResults(node, result, args.storages(), results);
   return results;

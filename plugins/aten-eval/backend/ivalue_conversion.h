@@ -2,12 +2,15 @@
 // Backend only: this header includes torch.
 #pragma once
 
+#include "node_inputs.h"
+
 #include "tico/eval/evaluator.h"
 
 #include <ATen/ATen.h>
 #include <ATen/core/function_schema.h>
 #include <ATen/core/ivalue.h>
 
+#include <exception>
 #include <map>
 #include <memory>
 
@@ -41,5 +44,19 @@ c10::IValue toIValue(const Node &node, const Argument &arg, const c10::Argument 
 // Appends the EvalValues of one result (a tensor list becomes one EvalValue per element).
 void appendResults(const Node &node, const c10::IValue &result, const InputStorages &storages,
                    std::vector<EvalValue> &out);
+
+// Runs `call` (a LibTorch computation for `node`): LibTorch's exceptions become tico errors
+// naming the node; tico's own errors pass through unchanged.
+template <typename Call> void reportingNode(const Node &node, Call &&call) {
+  try {
+    call();
+  } catch (const Error &) {
+    throw;
+  } catch (const c10::Error &e) {
+    throw nodeError(node, std::string("LibTorch: ") + e.what_without_backtrace());
+  } catch (const std::exception &e) {
+    throw nodeError(node, std::string("LibTorch: ") + e.what());
+  }
+}
 
 } // namespace tico::aten_eval
