@@ -3,8 +3,10 @@
 
 The .pt2 format omits arguments left at their defaults, so the importer needs every op's
 schema. We take them from the PyTorch release installed for the build (the same one whose
-LibTorch the evaluator links), keep the namespaces a converter meets, drop out= variants and
-backward ops, and emit a C++ source holding the schema strings.
+LibTorch the evaluator links), keep the namespaces a converter meets, drop backward ops, and
+emit a C++ source holding the schema strings. out= variants are kept: a plain torch.export
+program may call them (torch.sub(a, b, out=c)), and the functionalize pass reads their alias
+annotations to find what they write.
 """
 import argparse
 import sys
@@ -24,8 +26,7 @@ def collect():
         if ns not in keep_ns:
             continue
         head = text.split("(", 1)[0]
-        overload = head.split(".", 1)[1] if "." in head else ""
-        if overload == "out" or overload.endswith("_out") or "backward" in head:
+        if "backward" in head:
             continue
         out.add(text)
     # quantized_decomposed ops are registered through torch.library, not the JIT schema list.
@@ -37,9 +38,7 @@ def collect():
             try:
                 packet = getattr(packet_ns, name)
                 for ov in packet.overloads():
-                    text = str(getattr(packet, ov)._schema)
-                    if ".out" not in text.split("(", 1)[0]:
-                        out.add(text)
+                    out.add(str(getattr(packet, ov)._schema))
             except Exception:
                 continue
     return sorted(out), torch.__version__

@@ -34,6 +34,32 @@ TEST(OpSchemaTest, ParsesAliasAnnotationsKwargsAndOptionalTypes) {
   EXPECT_EQ(mut.arguments[2].defaultValue(), Argument::integer(1));
 }
 
+TEST(OpSchemaTest, AliasSetsTellViewsAndMutations) {
+  OpSchema slice = OpSchema::parse(
+      "aten::slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)");
+  EXPECT_EQ(slice.arguments[0].alias_set, "a");
+  EXPECT_EQ(slice.returns[0].alias_set, "a");
+  EXPECT_TRUE(slice.isView());
+  EXPECT_TRUE(slice.mutatedArguments().empty());
+
+  OpSchema add_ = OpSchema::parse("aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)");
+  EXPECT_FALSE(add_.isView());
+  EXPECT_EQ(add_.mutatedArguments(), std::vector<std::size_t>{0});
+  EXPECT_TRUE(add_.returns[0].is_mutable);
+
+  OpSchema out = OpSchema::parse(
+      "aten::max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) "
+      "-> (Tensor(a!) values, Tensor(b!) indices)");
+  EXPECT_EQ(out.mutatedArguments(), (std::vector<std::size_t>{3, 4}));
+  EXPECT_EQ(out.returns[1].alias_set, "b");
+
+  OpSchema split = OpSchema::parse("aten::split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]");
+  EXPECT_EQ(split.arguments[0].alias_set, "a");
+  EXPECT_TRUE(split.isView());
+
+  EXPECT_FALSE(OpSchema::parse("aten::relu(Tensor self) -> Tensor").isView());
+}
+
 TEST(OpSchemaTest, FixedLengthListDefaultsBroadcast) {
   OpSchema s = OpSchema::parse("aten::max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
                                "int[2] dilation=1, bool ceil_mode=False) -> Tensor");

@@ -13,15 +13,29 @@ Graph::~Graph() = default;
 
 // ---- values --------------------------------------------------------------------------------
 
-std::string Graph::uniqueName(const std::string &hint) const {
-  std::string base = hint.empty() ? "v" : hint;
-  if (!by_name_.count(base))
+namespace {
+
+// `base`, or `base_N` with the smallest N not taken that is at least the last N handed out for
+// this base. Resuming from the last suffix keeps naming O(1) amortised: a rewrite creating
+// thousands of values from one hint no longer probes every earlier name (names freed by
+// erased values are not reused, which keeps printed graphs stable across rewrites).
+template <typename Taken>
+std::string freshName(const std::string &base, std::unordered_map<std::string, std::size_t> &next, Taken taken) {
+  if (!taken(base))
     return base;
-  for (std::size_t i = 1;; ++i) {
-    std::string candidate = base + "_" + std::to_string(i);
-    if (!by_name_.count(candidate))
+  std::size_t &i = next[base];
+  for (;;) {
+    std::string candidate = base + "_" + std::to_string(++i);
+    if (!taken(candidate))
       return candidate;
   }
+}
+
+} // namespace
+
+std::string Graph::uniqueName(const std::string &hint) const {
+  std::string base = hint.empty() ? "v" : hint;
+  return freshName(base, next_value_suffix_, [&](const std::string &n) { return by_name_.count(n) != 0; });
 }
 
 Value *Graph::newValue(const std::string &name_hint, ValueKind kind, DType dtype, Shape shape) {
@@ -55,13 +69,7 @@ Node *Graph::findNode(const std::string &name) const {
 
 std::string Graph::uniqueNodeName(const std::string &hint) const {
   std::string base = hint.empty() ? "node" : hint;
-  if (!nodes_by_name_.count(base))
-    return base;
-  for (std::size_t i = 1;; ++i) {
-    std::string candidate = base + "_" + std::to_string(i);
-    if (!nodes_by_name_.count(candidate))
-      return candidate;
-  }
+  return freshName(base, next_node_suffix_, [&](const std::string &n) { return nodes_by_name_.count(n) != 0; });
 }
 
 Value *Graph::addInput(InputKind kind, const std::string &name, DType dtype, Shape shape,
@@ -123,6 +131,14 @@ void Graph::addOutput(GraphOutput output) {
 
 void Graph::setOutputValue(std::size_t index, Argument value) {
   outputs_.at(index).value = std::move(value);
+}
+
+void Graph::setOutputKind(std::size_t index, OutputKind kind) { outputs_.at(index).kind = kind; }
+
+void Graph::eraseOutput(std::size_t index) {
+  if (index >= outputs_.size())
+    throw Error("eraseOutput: no output " + std::to_string(index));
+  outputs_.erase(outputs_.begin() + static_cast<std::ptrdiff_t>(index));
 }
 
 std::vector<Value *> Graph::userOutputs() const {

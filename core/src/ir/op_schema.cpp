@@ -83,6 +83,7 @@ struct ParsedType {
   bool optional = false;
   bool is_symbolic = false;
   bool is_mutable = false;
+  std::string alias_set;
   int fixed_length = 0;
 };
 
@@ -124,6 +125,9 @@ ParsedType parseType(std::string_view text) {
       auto annotation = text.substr(i, close - i);
       if (annotation.find('!') != std::string_view::npos)
         out.is_mutable = true;
+      // "(a)", "(a!)", "(a -> *)": the set is the identifier right after '('.
+      for (std::size_t k = 1; k < annotation.size() && std::isalnum(static_cast<unsigned char>(annotation[k])); ++k)
+        out.alias_set += annotation[k];
       i = close;
       continue;
     }
@@ -443,6 +447,7 @@ OpSchema OpSchema::parse(std::string_view text) {
     arg.is_symbolic = pt.is_symbolic;
     arg.fixed_length = pt.fixed_length;
     arg.is_mutable = pt.is_mutable;
+    arg.alias_set = pt.alias_set;
     arg.kwarg_only = kwarg_only;
     schema.arguments.push_back(std::move(arg));
   }
@@ -462,13 +467,19 @@ OpSchema OpSchema::parse(std::string_view text) {
       SchemaReturn r;
       r.type_text = std::string(type_text);
       r.name = std::string(rest);
-      r.type = parseType(type_text).type;
+      ParsedType pt = parseType(type_text);
+      r.type = pt.type;
+      r.is_mutable = pt.is_mutable;
+      r.alias_set = pt.alias_set;
       schema.returns.push_back(std::move(r));
     }
   } else if (!rets.empty()) {
     SchemaReturn r;
     r.type_text = std::string(rets);
-    r.type = parseType(rets).type;
+    ParsedType pt = parseType(rets);
+    r.type = pt.type;
+    r.is_mutable = pt.is_mutable;
+    r.alias_set = pt.alias_set;
     schema.returns.push_back(std::move(r));
   }
   return schema;
@@ -514,6 +525,23 @@ int OpSchema::argumentIndex(std::string_view name) const {
     if (arguments[i].name == name)
       return static_cast<int>(i);
   return -1;
+}
+
+std::vector<std::size_t> OpSchema::mutatedArguments() const {
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < arguments.size(); ++i)
+    if (arguments[i].is_mutable)
+      out.push_back(i);
+  return out;
+}
+
+bool OpSchema::isView() const {
+  if (arguments.empty() || returns.empty() || arguments[0].alias_set.empty() || arguments[0].is_mutable)
+    return false;
+  for (const SchemaArgument &a : arguments)
+    if (a.is_mutable)
+      return false;
+  return returns[0].alias_set == arguments[0].alias_set && !returns[0].is_mutable;
 }
 
 // ---- OpSchemaRegistry --------------------------------------------------------------------------

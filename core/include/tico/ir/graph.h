@@ -85,6 +85,10 @@ public:
   const std::vector<GraphOutput> &outputs() const { return outputs_; }
   void addOutput(GraphOutput output);
   void setOutputValue(std::size_t index, Argument value);
+  // Turns a mutation output into a user output (or back); the value stays.
+  void setOutputKind(std::size_t index, OutputKind kind);
+  // Removes an output; what only it read becomes dead code.
+  void eraseOutput(std::size_t index);
   // Values referenced by user outputs, in order (skipping None/constant outputs).
   std::vector<Value *> userOutputs() const;
   bool isGraphOutput(const Value *value) const;
@@ -141,6 +145,9 @@ private:
   std::deque<std::unique_ptr<Value>> values_;
   std::unordered_map<std::string, Value *> by_name_;
   std::unordered_map<std::string, Node *> nodes_by_name_;
+  // Last numeric suffix handed out per name hint (see uniqueName).
+  mutable std::unordered_map<std::string, std::size_t> next_value_suffix_;
+  mutable std::unordered_map<std::string, std::size_t> next_node_suffix_;
   std::list<std::unique_ptr<Node>> nodes_;
   std::vector<GraphInput> inputs_;
   std::vector<GraphOutput> outputs_;

@@ -51,6 +51,7 @@ struct SchemaArgument {
   int fixed_length = 0;            // N of int[N] (a single int broadcasts to N elements)
   std::optional<std::string> default_text; // default value as written, e.g. "1", "[0, 0]", "None"
   bool is_mutable = false;         // Tensor(a!)
+  std::string alias_set;           // "a" for Tensor(a) / Tensor(a!); empty without annotation
 
   bool hasDefault() const { return default_text.has_value(); }
   // The default as an argument value (a single int for int[N] is broadcast to N elements).
@@ -65,6 +66,8 @@ struct SchemaReturn {
   std::string name;
   ArgType type = ArgType::Tensor;
   std::string type_text;
+  bool is_mutable = false; // Tensor(a!): the op writes into an argument and returns it
+  std::string alias_set;   // the argument this return aliases, by annotation ("a"); empty: fresh
 };
 
 struct OpSchema {
@@ -80,6 +83,12 @@ struct OpSchema {
 
   // Index of the argument called `name`, or -1.
   int argumentIndex(std::string_view name) const;
+
+  // Indices of the arguments the op writes into (annotated `(a!)`), in order.
+  std::vector<std::size_t> mutatedArguments() const;
+  // A view op: writes nothing, and its first return aliases its first argument (`Tensor(a)
+  // self -> Tensor(a)`), so writes through the result reach the input.
+  bool isView() const;
 };
 
 class OpSchemaRegistry {
