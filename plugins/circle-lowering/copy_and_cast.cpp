@@ -55,7 +55,9 @@ void registerCopyAndCast(Registrar &r) {
                "aten::detach_copy.default", "aten::detach_.default", "aten::lift_fresh_copy.default",
                "aten::contiguous.default", "aten::dropout.default"},
               "identity (shares the input tensor)", lowering);
-  registerFor(r, {"aten::_to_copy.default", "aten::to.dtype", "aten::to.dtype_layout"},
+  registerFor(r,
+              {"aten::_to_copy.default", "aten::to.dtype", "aten::to.dtype_layout", "aten::to.device",
+               "aten::to.other", "aten::to.prim_dtype", "aten::to.prim_Device"},
               "CAST, or identity when the dtype does not change", lowering);
 }
 

@@ -8,6 +8,8 @@ namespace tico::passes {
 // Clean-ups that are not passes of the original converter.
 void registerRemoveDeadCode(Registrar &registrar);
 void registerFoldConstantViews(Registrar &registrar);
+void registerFunctionalize(Registrar &registrar);
+void registerStateWrites(Registrar &registrar);
 
 // The passes of the original converter's main bundle, in its order (docs/passes.md).
 void registerFillMetaVal(Registrar &registrar);

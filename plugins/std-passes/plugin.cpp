@@ -9,6 +9,8 @@ void registerAll(tico::Registrar &r) {
   using namespace tico::passes;
   registerRemoveDeadCode(r);
   registerFoldConstantViews(r);
+  registerFunctionalize(r);
+  registerStateWrites(r);
   registerFillMetaVal(r);
   registerExtractDtypeKwargs(r);
   registerRemoveNop(r);

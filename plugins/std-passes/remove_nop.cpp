@@ -1,26 +1,20 @@
 // remove-nop: deletes ops that return their input unchanged, so neither later passes nor the
 // serializer have to look through them.
 //
-//   clone (memory format default / preserve / contiguous), contiguous, alias, alias_copy,
-//   detach, detach_copy, detach_ (autograd bookkeeping only), lift_fresh_copy, prims.view_of
-//   _to_copy / to.dtype / to.dtype_layout that keep the dtype and the strided layout
+//   clone and contiguous (any memory format), alias, alias_copy, detach, detach_copy, detach_
+//   (autograd bookkeeping only), lift_fresh_copy, prims.view_of
+//   _to_copy / to.dtype / to.dtype_layout / to.device / to.other / to.prim_* that keep the
+//   dtype and the strided layout (a device move is a no-op on the target)
 //   expand to the shape the input already has
 //   dropout(train=False), native_dropout(train=False) whose mask is unused
 //
-// The channels-last memory formats only change strides PyTorch-side; they are kept to stay
-// faithful to the exported program (the lowering turns them into a shared tensor anyway).
+// Memory formats (channels_last, ...) only change strides PyTorch-side; values are the same,
+// and Circle tensors have no strides, so those clones go too.
 #include "pass_support.h"
 #include "passes.h"
 
 namespace tico::passes {
 namespace {
-
-bool keepsMemoryFormat(const Argument *format) {
-  if (!format || format->isNone())
-    return true;
-  MemoryFormat f = format->asMemoryFormat();
-  return f == MemoryFormat::Contiguous || f == MemoryFormat::Preserve;
-}
 
 bool keepsLayout(const Argument *layout) {
   return !layout || layout->isNone() || layout->asLayout() == Layout::Strided;
@@ -39,9 +33,10 @@ Value *forwardedInput(const Graph &graph, const Node &node) {
                   "prims::view_of.default"}))
     return in;
   if (isOp(node, {"aten::clone.default", "aten::contiguous.default"}))
-    return keepsMemoryFormat(node.findArg("memory_format")) ? in : nullptr;
-  if (isOp(node, {"aten::_to_copy.default", "aten::to.dtype", "aten::to.dtype_layout"}))
-    return keepsLayout(node.findArg("layout")) && keepsMemoryFormat(node.findArg("memory_format")) ? in : nullptr;
+    return in;
+  if (isOp(node, {"aten::_to_copy.default", "aten::to.dtype", "aten::to.dtype_layout", "aten::to.device",
+                  "aten::to.other", "aten::to.prim_dtype", "aten::to.prim_Device"}))
+    return keepsLayout(node.findArg("layout")) ? in : nullptr;
   // An expand to the shape the input already has (torch.export writes these around bmm).
   if (isOp(node, {"aten::expand.default", "aten::expand_copy.default"}))
     return in;
@@ -76,8 +71,8 @@ public:
 
 void registerRemoveNop(Registrar &r) {
   r.addPass(simplePass<RemoveNopPass>(
-      "remove-nop", "Remove ops that return their input unchanged (clone, alias, detach, same-dtype casts, "
-                    "eval-mode dropout)"));
+      "remove-nop", "Remove ops that return their input unchanged (clone, alias, detach, same-dtype casts and "
+                    "device moves, eval-mode dropout)"));
 }
 
 } // namespace tico::passes
