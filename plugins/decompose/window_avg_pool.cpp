@@ -1,13 +1,14 @@
 // avg_pool2d that AVERAGE_POOL_2D cannot express becomes an unrolled window
-// (window_geometry.h): the input padded with zeros, the sum of one strided slice per kernel
-// tap, divided by a constant [OH, OW] tensor of PyTorch's divisors. The cases:
+// (window_geometry.h): the window sums (separable: columns, then rows; a window covering the
+// whole input is a sum over it) divided by a constant [OH, OW] tensor of PyTorch's divisors.
+// The cases:
 //   - divisor_override (Circle divides by the window size),
 //   - ceil_mode with a window that starts in the padding and is clipped there,
 //   - count_include_pad=False with padding that TFLite's SAME does not reproduce.
 // PyTorch's divisor for output o on one axis: start = o*stride - pad, end = min(start +
 // kernel, input + pad); count_include_pad divides by (end - start) on each axis, otherwise by
 // the part of [start, end) inside the input; divisor_override replaces both. The zeros of the
-// padding add nothing, and the taps are summed in PyTorch's (row-major) order.
+// padding add nothing.
 #include "window_geometry.h"
 
 #include <algorithm>
@@ -62,15 +63,7 @@ Replacement avgPool2d(Builder &b, Node &n) {
   if (!override_arg.isNone() && override_arg.asInt() == 0)
     return std::nullopt; // PyTorch refuses a zero divisor; leave the node to the lowering's error
 
-  Value *padded = padForWindows(b, x, *axes, 0.0);
-  Value *sum = nullptr;
-  for (int64_t th = 0; th < h.kernel; ++th) {
-    Value *rows = tapSlice(b, padded, *axes, 0, th);
-    for (int64_t tw = 0; tw < w.kernel; ++tw) {
-      Value *tap = tapSlice(b, rows, *axes, 1, tw);
-      sum = sum == nullptr ? tap : b.add(A(sum), A(tap));
-    }
-  }
+  Value *sum = reduceWindows(b, x, *axes, WindowReduction::Sum);
   Value *divisor = perPositionConstant<float>(b, "divisor", DType::Float32, *axes, [&](int64_t oh, int64_t ow) {
     if (!override_arg.isNone())
       return override_arg.asInt();

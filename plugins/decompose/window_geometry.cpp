@@ -1,13 +1,45 @@
 #include "window_geometry.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace tico::decompose {
 
 using passes::A;
 using passes::Ints;
 
-int64_t WindowAxis::padAfter() const { return std::max<int64_t>(0, (output - 1) * stride + extent() - pad - input); }
+std::vector<int64_t> WindowAxis::liveTaps() const {
+  std::vector<int64_t> taps;
+  for (int64_t t = 0; t < kernel; ++t) {
+    // Positions of tap t over the outputs: position(0, t) + o * stride; is one inside [0, input)?
+    const int64_t first = position(0, t);
+    const int64_t last = position(output - 1, t);
+    if (last < 0 || first >= input)
+      continue;
+    // The first output at or after position 0.
+    const int64_t o = first >= 0 ? 0 : (-first + stride - 1) / stride;
+    if (o < output && position(o, t) < input)
+      taps.push_back(t);
+  }
+  return taps;
+}
+
+int64_t WindowAxis::padBefore() const {
+  const std::vector<int64_t> taps = liveTaps();
+  return taps.empty() ? 0 : std::max<int64_t>(0, -position(0, taps.front()));
+}
+
+int64_t WindowAxis::padAfter() const {
+  const std::vector<int64_t> taps = liveTaps();
+  return taps.empty() ? 0 : std::max<int64_t>(0, position(output - 1, taps.back()) + 1 - input);
+}
+
+bool WindowAxis::isGlobal() const {
+  if (output != 1 || (dilation != 1 && input != 1))
+    return false;
+  // Output 0 reads [-pad, kernel - pad); it covers the input when it reaches its end.
+  return kernel - pad >= input;
+}
 
 int64_t pooledSize(int64_t input, int64_t kernel, int64_t stride, int64_t pad, int64_t dilation, bool ceil_mode) {
   const int64_t span = input + 2 * pad - dilation * (kernel - 1) - 1 + (ceil_mode ? stride - 1 : 0);
@@ -78,7 +110,7 @@ bool hasCeilWindow(const WindowAxis &axis) {
 
 Value *padForWindows(Builder &b, Value *input, const std::array<WindowAxis, 2> &axes, double fill) {
   // constant_pad_nd lists the last dim first.
-  std::vector<int64_t> pads{axes[1].pad, axes[1].padAfter(), axes[0].pad, axes[0].padAfter()};
+  std::vector<int64_t> pads{axes[1].padBefore(), axes[1].padAfter(), axes[0].padBefore(), axes[0].padAfter()};
   if (std::all_of(pads.begin(), pads.end(), [](int64_t p) { return p == 0; }))
     return input;
   return b.make("aten::constant_pad_nd.default", {A(input), Ints(pads), A(fill)});
@@ -87,12 +119,44 @@ Value *padForWindows(Builder &b, Value *input, const std::array<WindowAxis, 2> &
 Value *tapSlice(Builder &b, Value *padded, const std::array<WindowAxis, 2> &axes, int64_t axis, int64_t tap) {
   const WindowAxis &a = axes[static_cast<std::size_t>(axis)];
   const int64_t dim = padded->rank() - 2 + axis;
-  const int64_t begin = tap * a.dilation;
+  const int64_t begin = a.position(0, tap) + a.padBefore();
   const int64_t end = begin + (a.output - 1) * a.stride + 1;
   const Dim &size = padded->shape()[static_cast<std::size_t>(dim)];
   if (begin == 0 && a.stride == 1 && size.isStatic() && size.value() == end)
     return padded; // the whole axis
   return b.make("aten::slice.Tensor", {A(padded), A(dim), A(begin), A(end), A(a.stride)});
+}
+
+Value *reduceWindows(Builder &b, Value *input, const std::array<WindowAxis, 2> &axes, WindowReduction reduction) {
+  const bool max = reduction == WindowReduction::Max;
+  const double fill = max ? -std::numeric_limits<double>::infinity() : 0.0;
+  // Global axes first, on the unpadded input: their padding would add nothing.
+  std::array<WindowAxis, 2> rest = axes;
+  Value *x = input;
+  for (int64_t axis = 0; axis < 2; ++axis) {
+    WindowAxis &a = rest[static_cast<std::size_t>(axis)];
+    if (!a.isGlobal())
+      continue;
+    const int64_t dim = input->rank() - 2 + axis;
+    if (a.input > 1)
+      x = b.make(max ? "aten::amax.default" : "aten::sum.dim_IntList", {A(x), Ints({dim}), A(true)});
+    // The reduced axis is a 1 x 1 window now.
+    a = WindowAxis{1, 1, 1, 0, 1, 1};
+  }
+  Value *padded = padForWindows(b, x, rest, fill);
+  Value *acc = padded;
+  for (int64_t axis = 1; axis >= 0; --axis) {
+    Value *sum = nullptr;
+    for (int64_t tap : rest[static_cast<std::size_t>(axis)].liveTaps()) {
+      Value *slice = tapSlice(b, acc, rest, axis, tap);
+      if (sum == nullptr)
+        sum = slice;
+      else
+        sum = max ? b.make("aten::maximum.default", {A(sum), A(slice)}) : b.add(A(sum), A(slice));
+    }
+    acc = sum;
+  }
+  return acc;
 }
 
 } // namespace tico::decompose

@@ -24,12 +24,20 @@ struct WindowAxis {
   int64_t output = 0; // output size (with ceil_mode when set)
 
   int64_t extent() const { return dilation * (kernel - 1) + 1; }
-  // Padding after the input that the last window reaches into: `pad`, or more when a
-  // ceil_mode window starts in the padding and runs past it (PyTorch clips it there), or
-  // less when floor mode drops the trailing rows.
-  int64_t padAfter() const;
   // Position in the input of kernel tap `tap` of output `o` (negative or >= input: padding).
   int64_t position(int64_t o, int64_t tap) const { return o * stride + tap * dilation - pad; }
+  // The kernel taps that read the input for at least one output. A tap that only ever reads
+  // padding adds nothing to a sum and never wins a max, so the unrolled forms skip it: a
+  // kernel larger than its input (EfficientNet's pooler: kernel 1280 over a 2x2 map) costs
+  // what the input costs, not kernel^2.
+  std::vector<int64_t> liveTaps() const;
+  // Padding the live taps reach before / after the input (PyTorch clips ceil_mode windows
+  // that run past the padding; floor mode drops trailing rows).
+  int64_t padBefore() const;
+  int64_t padAfter() const;
+  // One output whose live taps read every input element once: the window is a reduction of
+  // the whole axis.
+  bool isGlobal() const;
 };
 
 // PyTorch's pooling_output_shape: floor or ceil of the window count; a ceil_mode window must
@@ -50,13 +58,23 @@ std::optional<std::array<WindowAxis, 2>> poolAxes(const Node &node, const Value 
 bool hasCeilWindow(const WindowAxis &axis);
 
 // The input padded for the unrolled windows of `axes` (over its last two dims) with `fill`:
-// `pad` before, padAfter() after. The input itself when no padding is needed.
+// padBefore() before, padAfter() after. The input itself when no padding is needed.
 Value *padForWindows(Builder &b, Value *input, const std::array<WindowAxis, 2> &axes, double fill);
 
 // The slice of `padded` (from padForWindows) that kernel tap `tap` of axis `axis` (0: H,
 // 1: W, the last two dims) reads: elements tap * dilation + o * stride. Slicing H for a row
 // of taps and then W for each tap gives the tap's [.., OH, OW] slice.
 Value *tapSlice(Builder &b, Value *padded, const std::array<WindowAxis, 2> &axes, int64_t axis, int64_t tap);
+
+enum class WindowReduction { Sum, Max };
+
+// Every window of `axes` over the last two dims of `input` summed or maximised: [.., OH, OW].
+// A rectangle's sum (max) is the sum (max) over its rows of the sums (maxima) over its
+// columns, so the rewrite reduces W over its live taps and then H over its live taps:
+// kernel_h + kernel_w slices instead of kernel_h * kernel_w. A global axis is one reduction
+// over the unpadded input. Padding is zeros for Sum and -inf for Max, which never change the
+// result.
+Value *reduceWindows(Builder &b, Value *input, const std::array<WindowAxis, 2> &axes, WindowReduction reduction);
 
 // A constant of `dtype` with shape [output_h, output_w] holding values(oh, ow).
 template <typename T, typename F>

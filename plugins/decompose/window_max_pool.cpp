@@ -1,7 +1,8 @@
 // max_pool2d / max_pool2d_with_indices that MAX_POOL_2D cannot express become an unrolled
-// window (window_geometry.h): the input padded with -inf, one strided slice per kernel tap,
-// and a MAXIMUM chain over the slices. That covers dilation, ceil_mode windows that run past
-// the padding, and a used indices output. PyTorch skips padding taps, which -inf reproduces.
+// window (window_geometry.h): the input padded with -inf and a MAXIMUM chain over strided
+// slices, separable (columns, then rows) when only the values are used. That covers
+// dilation, ceil_mode windows that run past the padding, and a used indices output. PyTorch
+// skips padding taps, which -inf reproduces; taps that only read padding are left out.
 //
 // Indices (flat positions in the H*W plane of the unpadded input, int64 as PyTorch returns
 // them) follow PyTorch's scan: taps in row-major order, a later tap wins only when strictly
@@ -48,49 +49,47 @@ Replacement maxPool2d(Builder &b, Node &n) {
 
   const WindowAxis &h = (*axes)[0];
   const WindowAxis &w = (*axes)[1];
+  std::vector<Value *> out(n.numOutputs(), nullptr);
+  if (!indices) {
+    out[0] = reduceWindows(b, x, *axes, WindowReduction::Max);
+    return out;
+  }
   Value *padded = padForWindows(b, x, *axes, -std::numeric_limits<double>::infinity());
   Value *best = nullptr;
   Value *best_index = nullptr;
-  for (int64_t th = 0; th < h.kernel; ++th) {
+  const std::vector<int64_t> live_w = w.liveTaps();
+  for (int64_t th : h.liveTaps()) {
     Value *rows = tapSlice(b, padded, *axes, 0, th);
-    for (int64_t tw = 0; tw < w.kernel; ++tw) {
+    for (int64_t tw : live_w) {
       Value *tap = tapSlice(b, rows, *axes, 1, tw);
-      Value *tap_index = nullptr;
-      if (indices) {
-        // A padding tap never wins; give it the window's first real position, where the scan starts.
-        tap_index = perPositionConstant<float>(
-            b, "index_" + std::to_string(th) + "_" + std::to_string(tw), DType::Float32, *axes,
-            [&](int64_t oh, int64_t ow) {
-              int64_t r = h.position(oh, th), c = w.position(ow, tw);
-              if (r < 0 || r >= h.input || c < 0 || c >= w.input) {
-                r = firstRealTap(h, oh);
-                c = firstRealTap(w, ow);
-              }
-              return r * w.input + c;
-            });
-      }
+      // A padding tap never wins; give it the window's first real position, where the scan starts.
+      Value *tap_index = perPositionConstant<float>(
+          b, "index_" + std::to_string(th) + "_" + std::to_string(tw), DType::Float32, *axes,
+          [&](int64_t oh, int64_t ow) {
+            int64_t r = h.position(oh, th), c = w.position(ow, tw);
+            if (r < 0 || r >= h.input || c < 0 || c >= w.input) {
+              r = firstRealTap(h, oh);
+              c = firstRealTap(w, ow);
+            }
+            return r * w.input + c;
+          });
       if (best == nullptr) {
         best = tap;
         best_index = tap_index;
         continue;
       }
-      if (indices) {
-        Value *wins = b.make("aten::gt.Tensor", {A(tap), A(best)});
-        best_index = b.make("aten::where.self", {A(wins), A(tap_index), A(best_index)});
-      }
+      Value *wins = b.make("aten::gt.Tensor", {A(tap), A(best)});
+      best_index = b.make("aten::where.self", {A(wins), A(tap_index), A(best_index)});
       best = b.make("aten::maximum.default", {A(best), A(tap)});
     }
   }
-  std::vector<Value *> out(n.numOutputs(), nullptr);
   out[0] = best;
-  if (indices) {
-    // A 1x1 window leaves the index a [OH, OW] constant: broadcast it to the output shape.
-    if (best_index->rank() != best->rank())
-      best_index = b.expand(best_index, best->shape(), {best});
-    if (best_index == nullptr)
-      return std::nullopt;
-    out[1] = b.cast(best_index, DType::Int64);
-  }
+  // A 1x1 window leaves the index a [OH, OW] constant: broadcast it to the output shape.
+  if (best_index->rank() != best->rank())
+    best_index = b.expand(best_index, best->shape(), {best});
+  if (best_index == nullptr)
+    return std::nullopt;
+  out[1] = b.cast(best_index, DType::Int64);
   return out;
 }
 
