@@ -213,8 +213,8 @@ void registerComparison(Registrar &r) {
               std::make_shared<MaskedFill>());
   registerFor(r, {"aten::where.self", "aten::where.ScalarSelf", "aten::where.ScalarOther", "aten::where.Scalar"},
               "SELECT_V2 (number operands become constants)", std::make_shared<Where>());
-  registerFor(r, {"aten::maximum.default"}, "MAXIMUM", std::make_shared<MinMax>(Op::MAXIMUM));
-  registerFor(r, {"aten::minimum.default"}, "MINIMUM", std::make_shared<MinMax>(Op::MINIMUM));
+  registerFor(r, {"aten::maximum.default", "aten::max.other"}, "MAXIMUM", std::make_shared<MinMax>(Op::MAXIMUM));
+  registerFor(r, {"aten::minimum.default", "aten::min.other"}, "MINIMUM", std::make_shared<MinMax>(Op::MINIMUM));
 }
 
 } // namespace tico::lowering

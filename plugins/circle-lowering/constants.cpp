@@ -130,7 +130,9 @@ public:
     if (b[0]->isNumber() && b[0]->asDouble() == 0.0 && b[2]->isNumber() && b[2]->asDouble() == 1.0 &&
         b[1]->isValue())
       if (auto dim = resolveSymbol(b[1]->asValue())) {
-        int32_t iota = emitIotaOfDim(emit, dim->input, dim->value, out->dtype(), node.name());
+        const Dim &n = dim->input->shape()[static_cast<std::size_t>(dim->value)];
+        int32_t iota =
+            emitIotaOfDim(emit, dim->input, dim->value, out->dtype(), upperBound(*node.graph(), n), node.name());
         emit.alias(out, iota);
         return;
       }

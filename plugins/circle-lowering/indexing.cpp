@@ -59,20 +59,31 @@ Indexed indexedDims(const Node &node) {
   return out;
 }
 
-// The broadcast shape of static shapes (right-aligned, as PyTorch broadcasts).
-Shape broadcastStatic(const std::vector<Shape> &shapes) {
-  std::vector<std::vector<int64_t>> sizes;
-  for (const Shape &s : shapes) {
-    std::vector<int64_t> &dims = sizes.emplace_back();
-    for (const Dim &d : s)
-      dims.push_back(d.value());
-  }
-  std::optional<std::vector<int64_t>> joined = broadcastSizes(sizes);
-  if (!joined)
-    throw Error("index tensors of shapes that do not broadcast");
+// The broadcast shape (right-aligned, as PyTorch broadcasts) of shapes that may hold symbolic
+// dims: a dim of 1 takes the other, equal dims stay, a static size wins over a symbol (which
+// must then be 1 or equal at run time), and of two different symbols the first names the
+// result (the runtime checks them). nullopt when two static sizes disagree.
+std::optional<Shape> broadcastSymbolic(const std::vector<Shape> &shapes) {
   Shape out;
-  for (int64_t d : *joined)
-    out.push_back(d);
+  for (const Shape &s : shapes) {
+    if (s.size() > out.size())
+      out.insert(out.begin(), s.size() - out.size(), Dim(1));
+    const std::size_t lead = out.size() - s.size();
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      Dim &o = out[lead + i];
+      const Dim &d = s[i];
+      if (d == o || (d.isStatic() && d.value() == 1))
+        continue;
+      if (o.isStatic() && o.value() == 1) {
+        o = d;
+        continue;
+      }
+      if (o.isStatic() && d.isStatic())
+        return std::nullopt;
+      if (d.isStatic())
+        o = d;
+    }
+  }
   return out;
 }
 
@@ -114,22 +125,22 @@ public:
         return "boolean-mask indexing has a data-dependent result shape; it is not supported";
       if (auto r = checkIndexDType(indices); !r.empty())
         return r;
-      if (dims.count > 1 && countSymbolic(indices->shape()) > 0)
-        return "several index tensors of symbolic size are not supported";
-      if (!dims.outer_product && self->shape()[dims.first + j].isSymbolic())
-        return "index tensors that broadcast together need static sizes of the dims they index";
+      if (dims.outer_product && dims.count > 1 && countSymbolic(indices->shape()) > 0)
+        return "several index tensors of symbolic size that combine as an outer product are not supported";
     }
     if (!dims.outer_product) {
-      int64_t merged = 1;
-      for (std::size_t j = 0; j < dims.count; ++j)
-        merged *= self->shape()[dims.first + j].value();
-      if (merged > std::numeric_limits<int32_t>::max())
+      Shape merged = mergedShape(self->shape(), dims);
+      const Dim &m = merged[dims.first];
+      if (m.isStatic() && m.value() > std::numeric_limits<int32_t>::max())
         return "the indexed dims hold more elements than int32 offsets address";
+      if (!m.isStatic() && countSymbolic(merged) > 1)
+        return "index tensors that broadcast together over symbolic dims need the other dims static";
       std::vector<Shape> shapes;
       for (std::size_t j = 0; j < dims.count; ++j)
         shapes.push_back(node.arg(1).asValues()[dims.first + j]->shape());
-      broadcastStatic(shapes);
-      if (auto r = reshapeUnsupported(mergedShape(self->shape(), dims), nullptr, self); !r.empty())
+      if (!broadcastSymbolic(shapes))
+        return "index tensors of shapes that do not broadcast";
+      if (auto r = reshapeUnsupported(merged, nullptr, self); !r.empty())
         return r;
     }
     return {};
@@ -164,30 +175,42 @@ public:
   }
 
 private:
-  // self's shape with the indexed dims merged into one.
+  // self's shape with the indexed dims merged into one (symbolic when one of them is).
   static Shape mergedShape(const Shape &shape, const Indexed &dims) {
     Shape out(shape.begin(), shape.begin() + static_cast<std::ptrdiff_t>(dims.first));
     int64_t merged = 1;
-    for (std::size_t j = 0; j < dims.count; ++j)
-      merged *= shape[dims.first + j].value();
-    out.push_back(merged);
+    std::string expr;
+    for (std::size_t j = 0; j < dims.count; ++j) {
+      const Dim &d = shape[dims.first + j];
+      merged *= d.value();
+      if (d.isSymbolic())
+        expr += (expr.empty() ? "" : "*") + ("(" + d.expr() + ")");
+    }
+    for (std::size_t j = 0; j < dims.count && !expr.empty(); ++j)
+      if (shape[dims.first + j].isStatic())
+        expr += "*" + std::to_string(shape[dims.first + j].value());
+    out.push_back(expr.empty() ? Dim(merged) : Dim::symbolic(expr, merged));
     out.insert(out.end(), shape.begin() + static_cast<std::ptrdiff_t>(dims.first + dims.count), shape.end());
     return out;
   }
 
   // Index tensors that broadcast together: GATHER of the merged dim at
-  // sum_j index_j * stride_j, the row-major offset within the indexed dims.
+  // sum_j index_j * stride_j, the row-major offset within the indexed dims. Strides over
+  // symbolic dims are read from the input's shape at run time (SHAPE + GATHER); the offsets
+  // broadcast by MUL/ADD, so symbolic index sizes need nothing more.
   static void lowerLinear(const Node &node, const Indexed &dims, CircleEmitter &emit) {
     const Value *self = node.input(0);
     const auto &indices = node.arg(1).asValues();
     const std::string base = node.name();
-    int64_t stride = 1;
+    int64_t stride = 1;      // the static part of the stride
+    int32_t run_stride = -1; // the symbolic part, an int32 [1] tensor (-1: none)
     int32_t offsets = -1;
     Shape offsets_shape;
     for (std::size_t j = dims.count; j-- > 0;) {
       const Value *index = indices[dims.first + j];
       const std::string hint = base + "_index" + std::to_string(j);
-      int32_t t = indexTensor(emit, index, self->shape()[dims.first + j], false, hint);
+      const Dim &size = self->shape()[dims.first + j];
+      int32_t t = indexTensor(emit, index, size, false, hint);
       if (index->dtype() != DType::Int32) {
         int32_t cast = emit.newTensor(DType::Int32, index->shape(), hint + "_int32");
         emitCastInto(emit, t, index->dtype(), DType::Int32, cast);
@@ -200,16 +223,36 @@ private:
                          {scaled}, options(circle::MulOptionsT{}));
         t = scaled;
       }
+      if (run_stride >= 0) {
+        int32_t scaled = emit.newTensor(DType::Int32, index->shape(), hint + "_scaled_by_size");
+        emit.addOperator(circle::BuiltinOperator::MUL, {t, run_stride}, {scaled}, options(circle::MulOptionsT{}));
+        t = scaled;
+      }
       if (offsets < 0) {
         offsets = t;
         offsets_shape = index->shape();
       } else {
-        offsets_shape = broadcastStatic({offsets_shape, index->shape()});
+        offsets_shape = *broadcastSymbolic({offsets_shape, index->shape()});
         int32_t sum = emit.newTensor(DType::Int32, offsets_shape, hint + "_offsets");
         emit.addOperator(circle::BuiltinOperator::ADD, {t, offsets}, {sum}, options(circle::AddOptionsT{}));
         offsets = sum;
       }
-      stride *= self->shape()[dims.first + j].value();
+      if (size.isStatic()) {
+        stride *= size.value();
+        continue;
+      }
+      VectorPiece piece;
+      piece.kind = VectorPiece::Kind::InputDim;
+      piece.value = static_cast<int64_t>(dims.first + j);
+      piece.input = self;
+      int32_t dim_size = emitIntVector(emit, {piece}, hint + "_size");
+      if (run_stride < 0) {
+        run_stride = dim_size;
+      } else {
+        int32_t product = emit.newTensor(DType::Int32, Shape{1}, hint + "_stride_product");
+        emit.addOperator(circle::BuiltinOperator::MUL, {run_stride, dim_size}, {product}, options(circle::MulOptionsT{}));
+        run_stride = product;
+      }
     }
     Shape merged_shape = mergedShape(self->shape(), dims);
     int32_t merged = emit.newTensor(self->dtype(), merged_shape, base + "_merged");

@@ -73,11 +73,19 @@ int32_t dimCarrier(CircleEmitter &emit, const Value *t, int64_t d, DType dtype, 
                    {emit.tensor(t), emit.constInt32(begin, hint + "_begin"), emit.constInt32(end, hint + "_end"),
                     emit.constInt32(strides, hint + "_strides")},
                    {vector}, options(std::move(slice)));
-  int32_t zeros = emit.newTensor(t->dtype(), Shape{n}, hint + "_zeros");
+  // ZEROS_LIKE in float32 or int32, which every runtime takes (onert has no int64 or bool
+  // ZEROS_LIKE); the zeros are cast to `dtype` after.
+  const DType compute = isFloating(dtype) ? DType::Float32 : DType::Int32;
+  if (t->dtype() != compute) {
+    int32_t cast = emit.newTensor(compute, Shape{n}, hint + "_cast");
+    emitCastInto(emit, vector, t->dtype(), compute, cast);
+    vector = cast;
+  }
+  int32_t zeros = emit.newTensor(compute, Shape{n}, hint + "_zeros");
   emit.addOperator(circle::BuiltinOperator::ZEROS_LIKE, {vector}, {zeros}, options(circle::ZerosLikeOptionsT{}));
-  if (t->dtype() != dtype) {
-    int32_t cast = emit.newTensor(dtype, Shape{n}, hint + "_cast");
-    emitCastInto(emit, zeros, t->dtype(), dtype, cast);
+  if (compute != dtype) {
+    int32_t cast = emit.newTensor(dtype, Shape{n}, hint + "_zeros_cast");
+    emitCastInto(emit, zeros, compute, dtype, cast);
     zeros = cast;
   }
   if (rank == 1)
@@ -142,20 +150,74 @@ int32_t emitZerosOfShape(CircleEmitter &emit, const std::vector<VectorPiece> &pi
   return current;
 }
 
-int32_t emitIotaOfDim(CircleEmitter &emit, const Value *t, int64_t d, DType dtype, const std::string &hint) {
-  const Dim &n = t->shape()[static_cast<std::size_t>(d)];
-  // CUMSUM runs in float32 (exact below 2^24 elements) and the result is cast when needed.
-  int32_t zeros = dimCarrier(emit, t, d, DType::Float32, 1, 0, hint);
-  int32_t ones = emit.newTensor(DType::Float32, Shape{n}, hint + "_ones");
-  emit.addOperator(circle::BuiltinOperator::ADD, {zeros, emit.scalarFloat(1.0f, hint + "_one")}, {ones},
-                   options(circle::AddOptionsT{}));
-  int32_t counts = emit.newTensor(DType::Float32, Shape{n}, hint + "_counts");
-  int32_t axis = emit.constant(std::make_shared<TensorData>(TensorData::fromVector<int32_t>(DType::Int32, {}, {0})),
-                               hint + "_axis");
-  emit.addOperator(circle::BuiltinOperator::CUMSUM, {ones, axis}, {counts}, options(circle::CumsumOptionsT{}));
+std::optional<int64_t> upperBound(const Graph &graph, const Dim &dim) {
+  if (dim.isStatic())
+    return dim.value();
+  auto range = graph.symbols().find(dim.expr());
+  if (range == graph.symbols().end() || !range->second.max)
+    return std::nullopt;
+  return *range->second.max;
+}
+
+namespace {
+
+// The RANGE form: value-dependent (onert makes the result dynamic), for unbounded sizes.
+int32_t emitRangeOfDim(CircleEmitter &emit, const Value *t, int64_t d, const Dim &n, const std::string &hint) {
+  VectorPiece piece;
+  piece.kind = VectorPiece::Kind::InputDim;
+  piece.value = d;
+  piece.input = t;
+  int32_t size = emitIntVector(emit, {piece}, hint + "_size");
+  int32_t limit = emit.newTensor(DType::Int32, Shape{}, hint + "_limit");
+  emit.addOperator(circle::BuiltinOperator::RESHAPE, {size, emit.constInt32({}, hint + "_scalar_shape")}, {limit},
+                   options(circle::ReshapeOptionsT{}));
   int32_t iota = emit.newTensor(DType::Float32, Shape{n}, hint + "_iota");
-  emit.addOperator(circle::BuiltinOperator::SUB, {counts, emit.scalarFloat(1.0f, hint + "_one")}, {iota},
-                   options(circle::SubOptionsT{}));
+  int32_t limit_f = emit.newTensor(DType::Float32, Shape{}, hint + "_limit_f32");
+  emitCastInto(emit, limit, DType::Int32, DType::Float32, limit_f);
+  emit.addOperator(circle::BuiltinOperator::RANGE,
+                   {emit.scalarFloat(0.0f, hint + "_start"), limit_f, emit.scalarFloat(1.0f, hint + "_delta")}, {iota},
+                   options(circle::RangeOptionsT{}));
+  return iota;
+}
+
+} // namespace
+
+int32_t emitIotaOfDim(CircleEmitter &emit, const Value *t, int64_t d, DType dtype, std::optional<int64_t> bound,
+                      const std::string &hint) {
+  const Dim &n = t->shape()[static_cast<std::size_t>(d)];
+  int32_t iota = -1;
+  if (bound && *bound >= 1 && *bound <= kMaxConvolvedIota) {
+    // Counting with a convolution: ones(n) after M - 1 zeros, convolved (VALID) with M ones,
+    // give j + 1 at position j for n <= M. Every shape follows from the input's.
+    const int64_t m = *bound;
+    int32_t zeros = dimCarrier(emit, t, d, DType::Float32, 4, 2, hint);
+    Shape line{1, 1, n, 1};
+    int32_t ones = emit.newTensor(DType::Float32, line, hint + "_ones");
+    emit.addOperator(circle::BuiltinOperator::ADD, {zeros, emit.scalarFloat(1.0f, hint + "_one")}, {ones},
+                     options(circle::AddOptionsT{}));
+    Shape padded_shape{1, 1, n.isStatic() ? Dim(n.value() + m - 1) : Dim::symbolic(n.expr() + " + " + std::to_string(m - 1), n.value() + m - 1), 1};
+    int32_t padded = emit.newTensor(DType::Float32, padded_shape, hint + "_padded");
+    emit.addOperator(circle::BuiltinOperator::PAD,
+                     {ones, emit.constant(std::make_shared<TensorData>(TensorData::fromVector<int32_t>(
+                                              DType::Int32, {4, 2}, {0, 0, 0, 0, static_cast<int32_t>(m - 1), 0, 0, 0})),
+                                          hint + "_paddings")},
+                     {padded}, options(circle::PadOptionsT{}));
+    int32_t filter = emit.constFloat(std::vector<float>(static_cast<std::size_t>(m), 1.0f), {1, 1, m, 1}, hint + "_window");
+    int32_t bias = emit.constFloat({0.0f}, {1}, hint + "_bias");
+    int32_t counts = emit.newTensor(DType::Float32, line, hint + "_counts");
+    circle::Conv2DOptionsT conv;
+    conv.padding = circle::Padding::VALID;
+    conv.stride_h = conv.stride_w = 1;
+    conv.dilation_h_factor = conv.dilation_w_factor = 1;
+    emit.addOperator(circle::BuiltinOperator::CONV_2D, {padded, filter, bias}, {counts}, options(std::move(conv)));
+    int32_t flat = emit.newTensor(DType::Float32, Shape{n}, hint + "_flat");
+    emitReshapeInto(emit, counts, Shape{n}, nullptr, nullptr, flat, hint + "_flat");
+    iota = emit.newTensor(DType::Float32, Shape{n}, hint + "_iota");
+    emit.addOperator(circle::BuiltinOperator::SUB, {flat, emit.scalarFloat(1.0f, hint + "_one")}, {iota},
+                     options(circle::SubOptionsT{}));
+  } else {
+    iota = emitRangeOfDim(emit, t, d, n, hint);
+  }
   if (dtype == DType::Float32)
     return iota;
   int32_t cast = emit.newTensor(dtype, Shape{n}, hint + "_cast");

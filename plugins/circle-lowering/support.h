@@ -145,9 +145,18 @@ bool canBuildStatically(const std::vector<VectorPiece> &pieces, DType dtype);
 // shapes; FILL/RANGE/BROADCAST_TO over runtime shape vectors would make it value-dependent.
 int32_t emitZerosOfShape(CircleEmitter &emit, const std::vector<VectorPiece> &pieces, const Shape &shape, DType dtype,
                          const std::string &hint);
-// 0, 1, ..., n-1 for n = dim `d` of `t`, as a 1-D `dtype` (float32, int32 or int64) tensor
-// built the same value-free way (zeros + 1, CUMSUM, - 1).
-int32_t emitIotaOfDim(CircleEmitter &emit, const Value *t, int64_t d, DType dtype, const std::string &hint);
+// The largest value `dim` takes: its size when static, the upper end of its symbol's range
+// when it is a bare symbol with a bounded range; nullopt otherwise.
+std::optional<int64_t> upperBound(const Graph &graph, const Dim &dim);
+// Largest bound for which emitIotaOfDim counts with a convolution (its cost is n * bound).
+inline constexpr int64_t kMaxConvolvedIota = 8192;
+// 0, 1, ..., n-1 for n = dim `d` of `t`, as a 1-D `dtype` (float32, int32 or int64) tensor.
+// With `bound` (n's largest value, at most kMaxConvolvedIota) it is built value-free: ones of
+// the dim's extent after bound - 1 zeros, convolved with bound ones (CONV_2D, VALID), minus 1,
+// so runtimes infer its shape from the input's (onert 0.2 has no CUMSUM). Without a bound it
+// is RANGE(0, n, 1) over the runtime size, whose shape is value-dependent.
+int32_t emitIotaOfDim(CircleEmitter &emit, const Value *t, int64_t d, DType dtype, std::optional<int64_t> bound,
+                      const std::string &hint);
 
 // RESHAPE `input` to `target` (writing into `output`). A static target or one with a single
 // symbolic dim uses a constant shape (-1 for that dim); otherwise the shape is assembled at

@@ -42,10 +42,11 @@ public:
                                TensorData::fromVector<uint8_t>(DType::Bool, {rows.value(), cols.value()}, mask)),
                            base + "_keep");
     } else {
-      int32_t row_ids = emitIotaOfDim(emit, in, in->rank() - 2, DType::Int32, base + "_rows");
+      const Graph &graph = *node.graph();
+      int32_t row_ids = emitIotaOfDim(emit, in, in->rank() - 2, DType::Int32, upperBound(graph, rows), base + "_rows");
       int32_t row_column = emit.newTensor(DType::Int32, Shape{rows, 1}, base + "_row_column");
       emitReshapeInto(emit, row_ids, Shape{rows, 1}, nullptr, nullptr, row_column, base + "_row_column");
-      int32_t col_ids = emitIotaOfDim(emit, in, in->rank() - 1, DType::Int32, base + "_cols");
+      int32_t col_ids = emitIotaOfDim(emit, in, in->rank() - 1, DType::Int32, upperBound(graph, cols), base + "_cols");
       // col - row compared with the diagonal.
       int32_t offset = emit.newTensor(DType::Int32, Shape{rows, cols}, base + "_offset");
       emit.addOperator(circle::BuiltinOperator::SUB, {col_ids, row_column}, {offset}, options(circle::SubOptionsT{}));

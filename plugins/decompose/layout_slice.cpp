@@ -5,6 +5,9 @@
 //   roll(x, shifts, dims): per rolled dim d with size n and shift s (taken modulo n),
 //     cat([x[n - s : n], x[0 : n - s]], d); without dims, x is rolled flattened (reshape to
 //     1-D, roll, reshape back). Sizes along rolled dims must be static.
+//   diff(x, n, dim, prepend, append): cat([prepend, x, append], dim), then n times
+//     x[1:] - x[:-1] along dim (!= for bool, as PyTorch computes it); a symbolic dim works
+//     (the slices are size - 1).
 #include "layout_rules.h"
 
 #include "dims.h"
@@ -50,6 +53,27 @@ Value *rollDim(Builder &b, Value *x, int64_t dim, int64_t shift) {
   return b.make("aten::cat.default", {Argument::values({tail, head}), A(dim)});
 }
 
+Replacement diff(Builder &b, Node &n) {
+  Value *x = n.input("self");
+  if (x->rank() == 0)
+    return std::nullopt;
+  const int64_t dim = passes::wrapDim(n.arg("dim").asInt(), x->rank());
+  const std::optional<int64_t> times = passes::staticInt(n.arg("n"));
+  if (!times || *times < 0)
+    return std::nullopt;
+  std::vector<Value *> parts;
+  for (const char *name : {"prepend", "self", "append"})
+    if (Value *part = optionalValue(n, name))
+      parts.push_back(part);
+  Value *out = parts.size() == 1 ? x : b.make("aten::cat.default", {Argument::values(parts), A(dim)});
+  for (int64_t i = 0; i < *times; ++i) {
+    Value *upper = slice(b, out, dim, A(int64_t{1}), A(INT64_MAX));
+    Value *lower = slice(b, out, dim, A(int64_t{0}), A(int64_t{-1}));
+    out = out->dtype() == DType::Bool ? b.make("aten::ne.Tensor", {A(upper), A(lower)}) : b.sub(A(upper), A(lower));
+  }
+  return std::vector<Value *>{out};
+}
+
 Replacement roll(Builder &b, Node &n) {
   Value *x = n.input("self");
   const std::optional<std::vector<int64_t>> shifts = staticInts(n.arg("shifts"));
@@ -93,7 +117,7 @@ Replacement roll(Builder &b, Node &n) {
 } // namespace
 
 std::vector<Rule> layoutSliceRules() {
-  return {{"aten::narrow.default", narrow}, {"aten::roll.default", roll}};
+  return {{"aten::diff.default", diff}, {"aten::narrow.default", narrow}, {"aten::roll.default", roll}};
 }
 
 } // namespace tico::decompose

@@ -1,8 +1,9 @@
 // libtico-decompose: decompositions of composite ATen ops into ops the Circle lowerings take.
 //
 // decompose-composite-ops is the stage that accepts raw torch.export output (the ops
-// run_decompositions() would have expanded and that have no lowering); the other four are the
-// original converter's Decompose* passes, scheduled in its main bundle (docs/passes.md).
+// run_decompositions() would have expanded and that have no lowering); four others are the
+// original converter's Decompose* passes, scheduled in its main bundle (docs/passes.md), and
+// decompose-cumsum serves runtimes without a CUMSUM kernel.
 #include "decomposition.h"
 
 #include "tico/plugin/plugin.h"
@@ -27,6 +28,10 @@ void registerAll(tico::Registrar &r) {
   registerDecomposePass(r, "decompose-batch-norm",
                         "Rewrite inference batch norm into a per-channel mul and add with folded constants (DecomposeBatchNorm)",
                         batchNormRules());
+  registerDecomposePass(r, "decompose-cumsum",
+                        "Rewrite cumsum of float32 or bool-derived values into a matmul with a triangular ones matrix "
+                        "(for runtimes without CUMSUM, such as onert)",
+                        cumsumRules());
   registerDecomposePass(r, "decompose-composite-ops",
                         "Decompose the composite ops torch.export.export records that no lowering takes (norms, sdpa, "
                         "dropout, slice_scatter, chunk, rnn cells, softplus, mish, ...)",

@@ -222,6 +222,11 @@ Shape sliceShape(const Node &n) {
       out[static_cast<std::size_t>(dim)] = Dim(stop - *start);
       return out;
     }
+    // x[:-k] of a symbolic dim: size - k (the same expression x[k:] gives).
+    if (start == 0 && end && *end < 0 && -*end < size.value() && *step == 1) {
+      out[static_cast<std::size_t>(dim)] = Dim::symbolic(size.expr() + " - " + std::to_string(-*end), size.value() + *end);
+      return out;
+    }
     // slice(x, d, k) of a symbolic dim: size - k, when k is a small positive constant.
     if (start && *start > 0 && end && *end >= INT64_MAX / 2 && *step == 1) {
       out[static_cast<std::size_t>(dim)] =
