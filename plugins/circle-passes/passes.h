@@ -27,4 +27,7 @@ void registerCompact(Registrar &r);
 void registerFuseActivationFunction(Registrar &r);
 void registerDeduplicateConstants(Registrar &r);
 
+// Portability of converted models to runtimes with known quirks.
+void registerIsolateActivatedOutputs(Registrar &r);
+
 } // namespace tico::circle_passes

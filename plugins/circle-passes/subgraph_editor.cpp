@@ -103,6 +103,18 @@ void SubgraphEditor::setOutput(int op, std::size_t slot, int32_t t) {
   changed_ = true;
 }
 
+void SubgraphEditor::setGraphOutput(std::size_t position, int32_t t) {
+  int32_t &current = graph().outputs.at(position);
+  if (current == t)
+    return;
+  if (validTensor(current))
+    --output_count_[current];
+  current = t;
+  if (validTensor(t))
+    ++output_count_[t];
+  changed_ = true;
+}
+
 int SubgraphEditor::replaceUses(int32_t from, int32_t to) {
   if (from == to || !validTensor(from))
     return 0;

@@ -55,6 +55,8 @@ public:
   // ---- mutations ----
   void setInput(int op, std::size_t slot, int32_t t);
   void setOutput(int op, std::size_t slot, int32_t t);
+  // Makes subgraph output number `position` the tensor `t`.
+  void setGraphOutput(std::size_t position, int32_t t);
   // Points every read of `from` by a live operator at `to` (subgraph outputs are left alone).
   // Returns the number of reads changed.
   int replaceUses(int32_t from, int32_t to);
