@@ -3,8 +3,9 @@
 #   - Debian packages: compiler, CMake/Ninja, FlatBuffers, Boost.DLL, yaml-cpp, spdlog,
 #     GoogleTest, CLI11, nlohmann-json, LLVM FileCheck/lit, Graphviz, clang + libFuzzer;
 #   - a Python virtual environment (default: <repo>/.venv) with PyTorch 2.13.0 (CPU; its wheel
-#     also provides LibTorch for the evaluator plugin), NumPy, pytest, the onert runtime and
-#     the independent circle-schema reader.
+#     also provides LibTorch for the evaluator plugin), NumPy, pytest, the onert runtime,
+#     the independent circle-schema reader and Hugging Face transformers (the real-model suite
+#     builds its architectures from small configs; no weights are downloaded).
 # Idempotent: re-running skips what is already there.
 set -euo pipefail
 
@@ -41,7 +42,8 @@ if [[ ! -x "$venv/bin/python" ]]; then
 fi
 # torch is pinned: an unpinned request would download a multi-GB CUDA build.
 "$venv/bin/python" -m pip install -q --disable-pip-version-check \
-  "torch==2.13.0" "numpy>=1.24" "pytest>=7" "circle-schema==0.10.1" "pyyaml>=6" "pytest-xdist>=3"
+  "torch==2.13.0" "numpy>=1.24" "pytest>=7" "circle-schema==0.10.1" "pyyaml>=6" "pytest-xdist>=3" \
+  "transformers==5.24.0"
 # onert only publishes pre-releases; pin the one the suite is validated with.
 "$venv/bin/python" -m pip install -q --disable-pip-version-check --pre "onert==0.2.0.dev250922"
 

@@ -11,12 +11,13 @@ Tests that only exercise the torch side (``-k export_only``) need neither.
 
 from __future__ import annotations
 
-import os
 import textwrap
 from collections import defaultdict
-from pathlib import Path
 
 import pytest
+
+# The tool fixtures live in harness.py, shared with the real-model suite (tests/models).
+from harness import pipeline, source_dir, tico_circle, tico_run  # noqa: F401
 
 # Which runtime or concern each test function checks, for the closing summary.
 RUNTIME_OF_TEST = {
@@ -34,44 +35,6 @@ def pytest_configure(config: pytest.Config) -> None:
     # torch.export.load in torch 2.13 triggers this deprecation inside torch's
     # own pytree code; it says nothing about the converter, so keep the log clean.
     config.addinivalue_line("filterwarnings", "ignore:.*isinstance\\(treespec, LeafSpec\\).*:FutureWarning")
-
-
-def _executable_from_env(variable: str, binary: str) -> Path:
-    """A tool named by an environment variable; a missing setting is an error, never a skip."""
-    value = os.environ.get(variable)
-    if not value:
-        pytest.fail(f"{variable} is not set: point it at the {binary} binary (CTest sets it)")
-    path = Path(value)
-    if not os.access(path, os.X_OK):
-        pytest.fail(f"{variable}={path} is not an executable file")
-    return path
-
-
-@pytest.fixture(scope="session")
-def tico_run() -> Path:
-    """The converter binary."""
-    return _executable_from_env("TICO_RUN", "tico-run")
-
-
-@pytest.fixture(scope="session")
-def tico_circle() -> Path:
-    """tico-circle, whose ``run`` executes a model on the built-in interpreter."""
-    return _executable_from_env("TICO_CIRCLE", "tico-circle")
-
-
-@pytest.fixture(scope="session")
-def source_dir() -> Path:
-    value = os.environ.get("TICO_SOURCE_DIR")
-    # Default: this file lives in <repo>/tests/e2e.
-    return Path(value) if value else Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="session")
-def pipeline(source_dir: Path) -> Path:
-    path = source_dir / "configs" / "pipelines" / "default.yaml"
-    if not path.is_file():
-        pytest.fail(f"pipeline manifest {path} does not exist")
-    return path
 
 
 # ---------------------------------------------------------------------------

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,16 +39,21 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from torch.export._tree_utils import reorder_kwargs
 from torch.utils import _pytree as pytree
 
 import case_registry
 import circle_tools
 import modules
-
-# A conversion of these tiny models takes well under a second; the limit only
-# turns a hang into a readable failure.
-TICO_RUN_TIMEOUT_S = 300
+from harness import (
+    ToolRun,
+    assert_outputs_match,
+    flat_user_inputs,
+    require_success,
+    run_interpreter,
+    run_tico,
+    to_numpy,
+    with_tool_log,
+)
 
 VARIANTS = ("export", "decomposed")
 
@@ -87,46 +91,6 @@ def cases_for(test: str) -> list:
 # ---------------------------------------------------------------------------
 
 
-@dataclass
-class ToolRun:
-    """One finished tico-run invocation, with everything a failure message needs."""
-
-    command: list[str]
-    returncode: int
-    stdout: str
-    stderr: str
-
-    @property
-    def tool(self) -> str:
-        return Path(self.command[0]).name if self.command else "tool"
-
-    def describe(self) -> str:
-        def tail(text: str, limit: int = 12000) -> str:
-            return text if len(text) <= limit else "...(truncated)...\n" + text[-limit:]
-
-        return (
-            f"command: {' '.join(self.command)}\n"
-            f"exit code: {self.returncode}\n"
-            f"--- {self.tool} stderr ---\n{tail(self.stderr) or '(empty)'}\n"
-            f"--- {self.tool} stdout ---\n{tail(self.stdout, 4000) or '(empty)'}"
-        )
-
-
-def run_tico(tico_run: Path, arguments: list[str]) -> ToolRun:
-    """Runs a tico executable (tico-run or tico-circle) and captures its output."""
-    command = [str(tico_run), *arguments]
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=TICO_RUN_TIMEOUT_S)
-    except subprocess.TimeoutExpired as timeout:
-        pytest.fail(f"{tico_run.name} did not finish in {TICO_RUN_TIMEOUT_S} s: {' '.join(command)}\n{timeout.stderr or ''}")
-    return ToolRun(command, done.returncode, done.stdout, done.stderr)
-
-
-def require_success(run: ToolRun, what: str) -> None:
-    if run.returncode != 0:
-        pytest.fail(f"{what} failed\n{run.describe()}", pytrace=False)
-
-
 # ---------------------------------------------------------------------------
 # Preparing a case: eager reference, export, save.
 # ---------------------------------------------------------------------------
@@ -158,17 +122,6 @@ class PreparedCase:
 
     def __post_init__(self) -> None:
         self.circle = self.directory / "model.circle"
-
-
-def to_numpy(tensor: torch.Tensor) -> np.ndarray:
-    return tensor.detach().cpu().contiguous().numpy()
-
-
-def flat_user_inputs(program: torch.export.ExportedProgram, args: tuple, kwargs: dict) -> list[torch.Tensor]:
-    """User inputs in the order the exported program (and so the Circle model) takes them."""
-    ordered_kwargs = reorder_kwargs(kwargs, program.call_spec.in_spec) if kwargs else {}
-    flat, _ = pytree.tree_flatten((args, ordered_kwargs))
-    return flat
 
 
 def eager_input_set(module: torch.nn.Module, program, args: tuple, kwargs: dict) -> InputSet:
@@ -315,26 +268,6 @@ def workspace(tmp_path_factory) -> Workspace:
 # ---------------------------------------------------------------------------
 
 
-def assert_outputs_match(actual: list[np.ndarray], expected: list[np.ndarray], rtol: float, atol: float, context: str) -> None:
-    """Same number of outputs, and each with the eager shape, dtype and values."""
-    assert len(actual) == len(expected), f"{context}: {len(actual)} outputs, eager has {len(expected)}"
-    for index, (got, want) in enumerate(zip(actual, expected)):
-        got = np.asarray(got)
-        where = f"{context}, output {index}"
-        assert got.shape == want.shape, f"{where}: shape {got.shape} != eager {want.shape}"
-        assert got.dtype == want.dtype, f"{where}: dtype {got.dtype} != eager {want.dtype}"
-        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=where)
-
-
-def with_tool_log(check, run: ToolRun | None, extra: str = "") -> None:
-    """Runs a comparison; on failure re-raises with the tico-run log attached."""
-    try:
-        check()
-    except AssertionError as error:
-        log = run.describe() if run is not None else ""
-        raise AssertionError(f"{error}\n{extra}\n{log}") from None
-
-
 def input_sets(case: PreparedCase) -> list[tuple[str, InputSet]]:
     sets = [("example inputs", case.first)]
     if case.second is not None:
@@ -435,29 +368,6 @@ def test_evaluator_pipeline(workspace: Workspace, tico_run: Path, pipeline: Path
     case = workspace.case(name, variant)
     for label, inputs in input_sets(case):
         run_evaluator(case, tico_run, pipeline, inputs, label, [])
-
-
-def run_interpreter(tico_circle: Path, circle: Path, arrays: list[np.ndarray], directory: Path) -> tuple[ToolRun, list[np.ndarray]]:
-    """``tico-circle run`` on .npy copies of ``arrays``; returns the run and out0.npy, out1.npy, ...
-
-    Outputs are read back in order until the first missing index, so a wrong
-    output count shows up in the comparison rather than here.
-    """
-    if directory.exists():
-        shutil.rmtree(directory)
-    directory.mkdir(parents=True)
-    arguments = ["run", str(circle)]
-    for position, array in enumerate(arrays):
-        path = directory / f"in{position}.npy"
-        np.save(path, array)
-        arguments += ["--input", str(path)]
-    out_dir = directory / "outputs"
-    arguments += ["--output-dir", str(out_dir)]
-    run = run_tico(tico_circle, arguments)
-    outputs = []
-    while run.returncode == 0 and (out_dir / f"out{len(outputs)}.npy").is_file():
-        outputs.append(np.load(out_dir / f"out{len(outputs)}.npy"))
-    return run, outputs
 
 
 @pytest.mark.parametrize("name, variant", cases_for("interpreter"))
