@@ -7,7 +7,9 @@
 // so the result is a one-index GATHER of the flattened x:
 //   aten::index.Tensor(reshape(x, [numel]), [mul(int32(index), stride(dim)) + offsets])
 // `offsets` is a constant of the index's shape with `dim` kept at size 1 (it broadcasts).
-// Everything stays ATen, so the evaluator can run the rewritten graph too. Static shapes only.
+// Everything stays ATen, so the evaluator can run the rewritten graph too. x must be static;
+// the index may have a symbolic size along `dim` (BERT gathers its token-type buffer at the
+// first seq positions), where no constant offsets are needed.
 #include "legalize_support.h"
 #include "passes.h"
 
@@ -62,14 +64,16 @@ private:
   static bool convert(Graph &graph, Node &node) {
     Value *x = node.input(0);
     Value *index = node.input(2);
-    if (node.arg("sparse_grad").asBool() || !isStatic(x->shape()) || !isStatic(index->shape()) ||
-        x->rank() != index->rank() || x->rank() == 0)
+    if (node.arg("sparse_grad").asBool() || !isStatic(x->shape()) || x->rank() != index->rank() || x->rank() == 0)
       return false;
     if (index->dtype() != DType::Int64 && index->dtype() != DType::Int32)
       return false;
     auto dim = wrapDim(node.arg("dim").asInt(), x->rank());
     if (!dim)
       return false;
+    for (std::size_t a = 0; a < index->shape().size(); ++a)
+      if (static_cast<int64_t>(a) != *dim && index->shape()[a].isSymbolic())
+        return false;
     std::vector<int64_t> index_shape = hintSizes(index->shape());
     std::vector<int64_t> x_shape = hintSizes(x->shape());
     for (std::size_t a = 0; a < index_shape.size(); ++a)

@@ -42,7 +42,16 @@ Indexed indexedDims(const Node &node) {
     throw Error("index without an index tensor");
   if (out.count == 1)
     return out;
-  // Index j (right-aligned to rank count) may differ from 1 only at position j.
+  // Index j (right-aligned to rank count) may differ from 1 only at position j, and the
+  // broadcast of the indices has rank count: x[arange(1), argmax] has two [1] indices that
+  // broadcast to [1], not to the [1, 1] of an outer product.
+  std::size_t max_rank = 0;
+  for (std::size_t j = 0; j < out.count; ++j)
+    max_rank = std::max(max_rank, indices[out.first + j]->shape().size());
+  if (max_rank != out.count) {
+    out.outer_product = false;
+    return out;
+  }
   for (std::size_t j = 0; j < out.count; ++j) {
     const Shape &s = indices[out.first + j]->shape();
     if (s.size() > out.count) {

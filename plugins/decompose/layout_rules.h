@@ -12,7 +12,7 @@ namespace tico::decompose {
 
 std::vector<Rule> layoutMatmulRules();   // addbmm, baddbmm, addmv, outer, ger (layout_matmul.cpp)
 std::vector<Rule> layoutReorderRules();  // movedim, moveaxis, swapaxes, swapdims (layout_reorder.cpp)
-std::vector<Rule> layoutViewRules();     // expand_as, type_as, broadcast_to, fill.Tensor (layout_view.cpp)
+std::vector<Rule> layoutViewRules();     // expand_as, type_as, broadcast_to, fill.Tensor, as_strided (layout_view.cpp)
 std::vector<Rule> layoutSliceRules();    // narrow, roll, diff (layout_slice.cpp)
 std::vector<Rule> layoutEinsumRules();   // einsum of two operands (layout_einsum.cpp)
 std::vector<Rule> layoutGatherRules();   // take_along_dim (layout_gather.cpp)

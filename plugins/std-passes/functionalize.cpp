@@ -285,10 +285,12 @@ private:
       fail(*node, "there is no out-of-place form of " + node->op().str());
 
     std::vector<std::size_t> written = schema.mutatedArguments();
+    // Positional arguments keep their positions (dropout_ names its first one `self`, dropout
+    // `input`); keyword-only ones are matched by name.
     std::vector<NamedArg> args;
     for (std::size_t i = 0; i < node->numArgs(); ++i)
       if (std::find(form->dropped.begin(), form->dropped.end(), i) == form->dropped.end())
-        args.push_back(NamedArg{node->args()[i].name, node->arg(i)});
+        args.push_back(NamedArg{schema.arguments[i].kwarg_only ? node->args()[i].name : "", node->arg(i)});
     std::vector<TensorTypeSpec> types;
     for (std::size_t r = 0; r < written.size(); ++r) {
       Value *target = node->input(written[r]);

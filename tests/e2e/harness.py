@@ -65,7 +65,9 @@ def require_success(run: ToolRun, what: str) -> None:
 
 
 def to_numpy(tensor: torch.Tensor) -> np.ndarray:
-    return tensor.detach().cpu().contiguous().numpy()
+    # A copy: programs may write their inputs in place, and an array sharing memory with an
+    # input tensor would change when eager PyTorch runs the program.
+    return tensor.detach().cpu().contiguous().numpy().copy()
 
 
 def flat_user_inputs(program: torch.export.ExportedProgram, args: tuple, kwargs: dict) -> list[torch.Tensor]:

@@ -30,6 +30,7 @@ Negative tests check that bad input gives a clear error, a non-zero exit and no
 
 from __future__ import annotations
 
+import copy
 import re
 import shutil
 import zipfile
@@ -125,12 +126,11 @@ class PreparedCase:
 
 
 def eager_input_set(module: torch.nn.Module, program, args: tuple, kwargs: dict) -> InputSet:
+    # The inputs as they are before the call: a program may write its inputs in place.
+    inputs = [to_numpy(t) for t in flat_user_inputs(program, args, kwargs)]
     with torch.no_grad():
-        outputs = module(*args, **kwargs)
-    return InputSet(
-        inputs=[to_numpy(t) for t in flat_user_inputs(program, args, kwargs)],
-        outputs=[to_numpy(t) for t in pytree.tree_leaves(outputs)],
-    )
+        outputs = module(*copy.deepcopy(args), **copy.deepcopy(kwargs))
+    return InputSet(inputs=inputs, outputs=[to_numpy(t) for t in pytree.tree_leaves(outputs)])
 
 
 def _interface(values: list, examples: list[np.ndarray]) -> list[circle_tools.ExpectedTensor]:
@@ -286,7 +286,8 @@ def test_export_only(workspace: Workspace, name: str, variant: str):
     case = workspace.case(name, variant)
     loaded = torch.export.load(str(case.pt2)).module()
     for label, inputs in input_sets(case):
-        flat = [torch.from_numpy(array) for array in inputs.inputs]
+        # Copies: the program may write its inputs, and the arrays are shared by later tests.
+        flat = [torch.from_numpy(array.copy()) for array in inputs.inputs]
         in_spec = case.program.call_spec.in_spec
         args, kwargs = pytree.tree_unflatten(flat, in_spec)
         with torch.no_grad():
@@ -388,6 +389,43 @@ def test_interpreter(workspace: Workspace, tico_run: Path, pipeline: Path, tico_
             run,
             case.conversion.describe(),
         )
+
+
+# ---------------------------------------------------------------------------
+# Portability: the onert fusion quirk the default pipeline's portability stage avoids.
+# ---------------------------------------------------------------------------
+
+
+def test_onert_needs_isolated_activated_outputs(workspace: Workspace, tmp_path: Path, tico_run: Path, pipeline: Path):
+    """Without isolate-activated-outputs onert 0.2 returns relu(y) for y; with it, y.
+
+    (The quirk needs the RELU's own result to be consumed inside the model: when it is itself
+    a model output, onert does not fuse.)
+
+    The default pipeline's result is checked by the ReturnedLinearAlsoActivated case; this
+    test proves the stage is what makes it right (if onert is ever fixed, it fails and the
+    stage can become optional).
+    """
+    from onert import infer
+
+    case = workspace.case("ReturnedLinearAlsoActivated", "export")
+    text = pipeline.read_text()
+    assert "isolate-activated-outputs" in text
+    plain = tmp_path / "no-portability.yaml"
+    plain.write_text(text[: text.index("  - name: portability")])
+    outputs = {}
+    for label, manifest in (("default", pipeline), ("without portability", plain)):
+        circle = tmp_path / f"{label.replace(' ', '-')}.circle"
+        require_success(run_tico(tico_run, ["--pipeline", str(manifest), str(case.pt2), "-o", str(circle)]), label)
+        session = infer.session(str(circle))
+        outputs[label] = [np.array(o) for o in session.infer([a.copy() for a in case.first.inputs])]
+    linear = case.first.outputs[0]
+    assert (linear < 0).any(), "the example must have negative pre-activations to show the bug"
+    np.testing.assert_allclose(outputs["default"][0], linear, rtol=1e-5, atol=1e-5)
+    # onert writes the fused activation (and what follows it) over the returned tensor.
+    assert not np.allclose(outputs["without portability"][0], linear, rtol=1e-5, atol=1e-5), (
+        "onert computed the returned tensor right without isolate-activated-outputs: its quirk is gone"
+    )
 
 
 # ---------------------------------------------------------------------------

@@ -207,8 +207,13 @@ private:
 
     for (const auto &node_ptr : graph_.nodes()) {
       const Node &node = *node_ptr;
-      if (!evaluator_.canEvaluate(node))
+      if (!evaluator_.canEvaluate(node)) {
+        // The evaluator has value semantics: a write needs the functionalize pass first.
+        if (node.schema() != nullptr && !node.schema()->mutatedArguments().empty())
+          throw Error(describe(node) + ": the evaluator cannot run an op that writes its arguments in place; "
+                                       "run the functionalize pass first (the default pipeline's first stage)");
         throw Error(describe(node) + ": the evaluator cannot run this op");
+      }
       std::vector<EvalValue> results;
       try {
         results = evaluator_.evaluate(node, env_);
