@@ -33,6 +33,7 @@ void registerNormalization(Registrar &registrar);
 void registerConstants(Registrar &registrar);
 void registerTransposeConv(Registrar &registrar);
 void registerTriangular(Registrar &registrar);
+void registerTopK(Registrar &registrar);
 void registerScatter(Registrar &registrar);
 void registerScatterIndexPut(Registrar &registrar);
 void registerScatterSelect(Registrar &registrar);

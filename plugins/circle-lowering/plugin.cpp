@@ -36,6 +36,7 @@ void registerAll(tico::Registrar &r) {
   registerConstants(r);
   registerTransposeConv(r);
   registerTriangular(r);
+  registerTopK(r);
   registerScatter(r);
   registerScatterIndexPut(r);
   registerScatterSelect(r);

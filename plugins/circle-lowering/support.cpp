@@ -444,7 +444,8 @@ void emitReshapeInto(CircleEmitter &emit, int32_t input, const Shape &target, co
     pieces = std::move(*resolved);
   }
   circle::ReshapeOptionsT reshape;
-  if (allConstant(pieces))
+  // A rank-0 target leaves new_shape out: onert 0.2 crashes on a present but empty one.
+  if (allConstant(pieces) && !pieces.empty())
     reshape.new_shape = constantValues(pieces, "reshape size");
   int32_t shape = emitIntVector(emit, pieces, hint + "_shape");
   emit.addOperator(circle::BuiltinOperator::RESHAPE, {input, shape}, {output}, options(std::move(reshape)));

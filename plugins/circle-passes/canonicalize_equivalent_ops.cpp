@@ -29,7 +29,8 @@ bool toReshape(SubgraphEditor &e, int i, int32_t data) {
   int32_t shape_tensor =
       e.addInt32Constant(shape, {static_cast<int32_t>(shape.size())}, derivedName(e, out, "shape"));
   circle::ReshapeOptionsT options;
-  options.new_shape = shape;
+  if (!shape.empty()) // onert 0.2 crashes on a present but empty new_shape
+    options.new_shape = shape;
   replaceOp(e, i, BuiltinOperator::RESHAPE, {data, shape_tensor}, makeOptions(std::move(options)));
   return true;
 }

@@ -137,7 +137,8 @@ int addReshape(SubgraphEditor &editor, int32_t input, int32_t output, const std:
   int32_t shape_tensor = editor.addInt32Constant(shape, {static_cast<int32_t>(shape.size())},
                                                  derivedName(editor, output, "shape"));
   circle::ReshapeOptionsT options;
-  options.new_shape = shape;
+  if (!shape.empty()) // onert 0.2 crashes on a present but empty new_shape
+    options.new_shape = shape;
   return editor.addOp(BuiltinOperator::RESHAPE, {input, shape_tensor}, {output}, makeOptions(std::move(options)),
                       anchor);
 }

@@ -238,9 +238,6 @@ EXTENDED_EXPECTED_FAILURES: dict[str, list[ExpectedFailure]] = {
     "MaskedFillInt64": [
         ExpectedFailure('onert', 'onert 0.2 fails at inference (NNFW_STATUS_ERROR); Circle ops: [SELECT_V2]', BOTH),
     ],
-    "MatmulDot": [
-        ExpectedFailure('onert', 'onert 0.2 crashes (segmentation fault) in session.infer on the model (a RESHAPE to a scalar, whose shape operand is an empty int32[0] constant)', RAW, crashes=True),
-    ],
     "MaxPool3d": [
         ExpectedFailure('conversion', 'aten::max_pool3d.default has no Circle lowering: no lowering registered', RAW),
         ExpectedFailure('conversion', 'aten::max_pool3d_with_indices.default has no Circle lowering: no lowering registered', DECOMPOSED),
@@ -271,9 +268,6 @@ EXTENDED_EXPECTED_FAILURES: dict[str, list[ExpectedFailure]] = {
     ],
     "PadReflect1d": [
         ExpectedFailure('onert', 'onert 0.2 rejects the model at load (NNFW_STATUS_ERROR)', RAW),
-    ],
-    "SelectToScalar": [
-        ExpectedFailure('onert', 'onert 0.2 crashes (segmentation fault) in session.infer on the model (a RESHAPE to a scalar, whose shape operand is an empty int32[0] constant)', BOTH, crashes=True),
     ],
     "Sign": [
         ExpectedFailure('conversion', 'aten::sign.default has no Circle lowering: no lowering registered', BOTH),

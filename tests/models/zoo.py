@@ -116,6 +116,11 @@ def wake(model: nn.Module) -> None:
             m.running_var.uniform_(0.5, 1.5)
 
 
+def experts_as(model: nn.Module, implementation: str) -> nn.Module:
+    model.set_experts_implementation(implementation)
+    return model
+
+
 def llm_config(config_class, **extra):
     """A two-layer decoder with grouped-query attention where the family supports it."""
     base = dict(
@@ -217,11 +222,25 @@ CASES: list[ModelCase] = [
         build=seeded(lambda: tf.FalconForCausalLM(tf.FalconConfig(vocab_size=VOCAB, hidden_size=32, num_hidden_layers=2, num_attention_heads=4, use_cache=False, new_decoder_architecture=True, num_kv_heads=2))),
         inputs=ids_only,
     ),
+    # Mixture of experts with the experts computed as batched matmuls over every expert
+    # (transformers' "batched_mm"): the router's topk is the only op beyond a dense decoder.
     ModelCase(
         name="mixtral-moe",
         family="llm",
+        build=seeded(lambda: experts_as(tf.MixtralForCausalLM(llm_config(tf.MixtralConfig, num_local_experts=4, num_experts_per_tok=2)), "batched_mm")),
+        inputs=ids_only,
+    ),
+    # transformers' default experts implementation sorts the routed tokens, counts them with
+    # histc and calls its own custom op transformers::grouped_mm_fallback: data-dependent
+    # grouping that a static Circle graph does not express.
+    ModelCase(
+        name="mixtral-moe-grouped",
+        family="llm",
         build=seeded(lambda: tf.MixtralForCausalLM(llm_config(tf.MixtralConfig, num_local_experts=4, num_experts_per_tok=2))),
         inputs=ids_only,
+        expected_failures=(
+            ExpectedFailure("conversion", "transformers::grouped_mm_fallback.default x4 (grouped_mm_fallback, grouped_mm_fallback_1, grouped_mm_fallback_2, ...): no lowering registered"),
+        ),
     ),
     # ---------------------------------------------------------------- encoders
     ModelCase(

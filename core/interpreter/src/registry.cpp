@@ -38,6 +38,7 @@ const KernelTable &kernelTable() {
     registerSoftmaxKernels(t);
     registerSplitKernels(t);
     registerStridedSliceKernel(t);
+    registerTopKKernel(t);
     registerTransposeConvKernel(t);
     registerTransposeKernel(t);
     registerUnaryKernels(t);

@@ -85,7 +85,14 @@ Offset<circle::SignatureDef> buildSignature(FlatBufferBuilder &fbb, const Circle
 Offset<circle::Buffer> buildBuffer(FlatBufferBuilder &fbb, PayloadLayout layout, uint32_t index,
                                    const CircleBuffer &buffer, std::vector<PayloadPlacement> &payloads) {
   const uint64_t size = buffer.data ? buffer.data->nbytes() : 0;
+  // A constant without elements (the shape operand of a rank-0 RESHAPE) still gets its empty
+  // `data` vector: runtimes (onert 0.2) take a buffer without one for a runtime input.
+  Offset<flatbuffers::Vector<uint8_t>> empty;
+  if (buffer.data && size == 0)
+    empty = fbb.CreateVector(static_cast<const uint8_t *>(nullptr), 0);
   const auto start = fbb.StartTable();
+  if (!empty.IsNull())
+    fbb.AddOffset(circle::Buffer::VT_DATA, empty);
   if (size > 0) {
     PayloadPlacement placement;
     placement.buffer_index = index;

@@ -37,6 +37,7 @@ void registerSliceKernels(KernelTable &table);
 void registerSoftmaxKernels(KernelTable &table);
 void registerSplitKernels(KernelTable &table);
 void registerStridedSliceKernel(KernelTable &table);
+void registerTopKKernel(KernelTable &table);
 void registerTransposeConvKernel(KernelTable &table);
 void registerTransposeKernel(KernelTable &table);
 void registerUnaryKernels(KernelTable &table);
