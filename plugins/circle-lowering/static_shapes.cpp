@@ -74,8 +74,10 @@ int32_t dimCarrier(CircleEmitter &emit, const Value *t, int64_t d, DType dtype, 
                     emit.constInt32(strides, hint + "_strides")},
                    {vector}, options(std::move(slice)));
   // ZEROS_LIKE in float32 or int32, which every runtime takes (onert has no int64 or bool
-  // ZEROS_LIKE); the zeros are cast to `dtype` after.
-  const DType compute = isFloating(dtype) ? DType::Float32 : DType::Int32;
+  // ZEROS_LIKE): in the tensor's own type when it is one of them, else in the one closest to
+  // `dtype`; the zeros are cast to `dtype` after.
+  const bool native = t->dtype() == DType::Float32 || t->dtype() == DType::Int32;
+  const DType compute = native ? t->dtype() : isFloating(dtype) ? DType::Float32 : DType::Int32;
   if (t->dtype() != compute) {
     int32_t cast = emit.newTensor(compute, Shape{n}, hint + "_cast");
     emitCastInto(emit, vector, t->dtype(), compute, cast);

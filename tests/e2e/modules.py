@@ -800,6 +800,9 @@ import modules_ops_misc  # noqa: E402,F401
 # Programs that write (in-place ops, out= variants, copies into buffers and inputs).
 import modules_mutation  # noqa: E402,F401
 
+# Op patterns real architectures rely on (mask functions, packed sequences, routers, ...).
+import modules_model_patterns  # noqa: E402,F401
+
 # Model-level cases (small networks with random weights).
 import models  # noqa: E402,F401
 

@@ -285,14 +285,18 @@ TEST(CircleWriter, InlinePayloadsAreAlignedAndStoredLastInBufferOrder) {
   EXPECT_LT(reinterpret_cast<const uint8_t *>(root->buffers()->Get(4)) - bytes.data(), first);
 }
 
-TEST(CircleWriter, EmptyPayloadsHaveNoData) {
+TEST(CircleWriter, EmptyConstantsKeepAnEmptyDataVector) {
+  // A constant without elements (a rank-0 RESHAPE's shape operand) has an empty `data`
+  // vector: runtimes (onert 0.2) take a buffer without one for a runtime value and crash.
+  // A buffer without data (and the sentinel buffer 0) has none.
   CircleModel model = makeModel();
   const uint32_t empty = model.addBuffer(floats({0}, {}));
   const uint32_t none = model.addBuffer(nullptr);
   const auto bytes = serializeCircle(model);
   ASSERT_TRUE(verifies(bytes));
   const auto *buffers = circle::GetModel(bytes.data())->buffers();
-  EXPECT_EQ(buffers->Get(empty)->data(), nullptr);
+  ASSERT_NE(buffers->Get(empty)->data(), nullptr);
+  EXPECT_EQ(buffers->Get(empty)->data()->size(), 0u);
   EXPECT_EQ(buffers->Get(none)->data(), nullptr);
   EXPECT_EQ(buffers->Get(0)->data(), nullptr);
 }

@@ -245,7 +245,7 @@ TEST(InterpCoverage, EveryOperatorTheConverterEmitsHasAKernel) {
       B::RESHAPE, B::RESIZE_BILINEAR, B::RESIZE_NEAREST_NEIGHBOR, B::REVERSE_V2, B::RMS_NORM, B::ROPE,
       B::ROUND, B::RSQRT, B::SCATTER_ND, B::SELECT, B::SELECT_V2, B::SHAPE, B::SIGN, B::SIN, B::SLICE, B::SOFTMAX,
       B::SPLIT, B::SPLIT_V, B::SQRT, B::SQUARE, B::SQUARED_DIFFERENCE, B::SQUEEZE, B::STRIDED_SLICE,
-      B::SUB, B::SUM, B::TANH, B::TILE, B::TRANSPOSE, B::TRANSPOSE_CONV, B::UNPACK, B::WHILE,
+      B::SUB, B::SUM, B::TANH, B::TILE, B::TOPK_V2, B::TRANSPOSE, B::TRANSPOSE_CONV, B::UNPACK, B::WHILE,
       B::ZEROS_LIKE};
   for (B op : emitted) {
     // An operator without operands: a kernel's own check may object, but never "no kernel".

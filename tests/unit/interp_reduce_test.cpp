@@ -72,6 +72,32 @@ TEST(InterpArgMax, FirstIndexWinsAndOutputTypeIsDeclared) {
                         DType::Int64, {1});
 }
 
+TEST(InterpTopK, LargestFirstEqualValuesInIndexOrder) {
+  // torch.topk(x, 3) on each row: values descending, ties in index order.
+  ModelBuilder b;
+  int32_t x = b.input("x", DType::Float32, {2, 5});
+  int32_t k = b.constant("k", i32({}, {3}));
+  int32_t values = b.tensor("values", DType::Float32, {2, 3});
+  int32_t indices = b.tensor("indices", DType::Int32, {2, 3});
+  b.op(B::TOPK_V2, {x, k}, {values, indices});
+  b.output(values);
+  b.output(indices);
+  auto out = runModel(b.build(), {f32({2, 5}, {1, 7, 3, 7, -2, 0, -1, 0, 5, 0})});
+  expectFloats(*out.at(0), {7, 7, 3, 5, 0, 0});
+  expectValues<int32_t>(*out.at(1), DType::Int32, {1, 3, 2, 3, 0, 2});
+  // k larger than the axis is an error naming it.
+  ModelBuilder bad;
+  int32_t bx = bad.input("x", DType::Float32, {4});
+  int32_t bk = bad.constant("k", i32({}, {5}));
+  int32_t bv = bad.tensor("v", DType::Float32, {5});
+  int32_t bi = bad.tensor("i", DType::Int32, {5});
+  bad.op(B::TOPK_V2, {bx, bk}, {bv, bi});
+  bad.output(bv);
+  bad.output(bi);
+  const std::string message = errorOf([&] { runModel(bad.build(), {f32({4}, {1, 2, 3, 4})}); });
+  EXPECT_TRUE(contains(message, "k = 5 is outside [0, 4]")) << message;
+}
+
 TEST(InterpSoftmax, SoftmaxWithBetaAndLogSoftmax) {
   auto x = f32({2, 3}, {1, 2, 3, -1, 0.5f, 4});
   circle::SoftmaxOptionsT options;

@@ -84,15 +84,34 @@ TEST(LowerConstants, ArangeIsComputedAnIotaOrARange) {
 })");
   CircleModel m = lower(*g);
   // Static aranges are constants (graph outputs get an identity copy); arange(n) of a tensor dim
-  // is a value-free iota; another symbolic arange is RANGE over rank-0 operands.
-  EXPECT_EQ(opNames(m), (std::vector<std::string>{"STRIDED_SLICE", "ZEROS_LIKE", "ADD", "CUMSUM", "SUB", "CAST",
-                                                  "SHAPE", "GATHER", "RESHAPE", "RANGE", "CAST", "TRANSPOSE",
-                                                  "TRANSPOSE"}));
+  // with a bounded range (s0 <= 64) is counted value-free: ones of x's extent after 63 zeros,
+  // convolved with 64 ones, minus 1; another symbolic arange is RANGE over rank-0 operands.
+  EXPECT_EQ(opNames(m), (std::vector<std::string>{"STRIDED_SLICE", "ZEROS_LIKE", "RESHAPE", "ADD", "PAD", "CONV_2D",
+                                                  "RESHAPE", "SUB", "CAST", "SHAPE", "GATHER", "RESHAPE", "RANGE",
+                                                  "CAST", "TRANSPOSE", "TRANSPOSE"}));
   const auto &ops = m.subgraphs[0].operators;
-  EXPECT_EQ(constantValues<int64_t>(m, ops[11].inputs[0]), (std::vector<int64_t>{1, 3, 5, 7}));
-  EXPECT_EQ(constantValues<float>(m, ops[12].inputs[0]), (std::vector<float>{0.0f, 1.0f, 2.0f}));
-  EXPECT_EQ(constantValues<int32_t>(m, ops[9].inputs[0]), (std::vector<int32_t>{1}));
-  EXPECT_EQ(tensorAt(m, ops[8].outputs[0]).shape, (std::vector<int32_t>{})) << "RANGE takes scalars";
+  EXPECT_EQ(constantValues<int32_t>(m, ops[4].inputs[1]), (std::vector<int32_t>{0, 0, 0, 0, 63, 0, 0, 0}))
+      << "bound - 1 zeros before the ones";
+  EXPECT_EQ(constantValues<float>(m, ops[5].inputs[1]), (std::vector<float>(64, 1.0f))) << "a window of 64 ones";
+  EXPECT_EQ(tensorAt(m, ops[5].inputs[1]).shape, (std::vector<int32_t>{1, 1, 64, 1}));
+  EXPECT_EQ(tensorAt(m, ops[5].outputs[0]).shape_signature, (std::vector<int32_t>{1, 1, -1, 1}));
+  EXPECT_EQ(constantValues<int64_t>(m, ops[14].inputs[0]), (std::vector<int64_t>{1, 3, 5, 7}));
+  EXPECT_EQ(constantValues<float>(m, ops[15].inputs[0]), (std::vector<float>{0.0f, 1.0f, 2.0f}));
+  EXPECT_EQ(constantValues<int32_t>(m, ops[12].inputs[0]), (std::vector<int32_t>{1}));
+  EXPECT_EQ(tensorAt(m, ops[11].outputs[0]).shape, (std::vector<int32_t>{})) << "RANGE takes scalars";
+}
+
+TEST(LowerConstants, ArangeOfAnUnboundedDimIsARange) {
+  // Without an upper bound the iota cannot be counted by a window: RANGE over the runtime size.
+  auto g = parse(R"(graph @main {
+  symbol s0 in [1, inf] hint 3
+  input %x: f32[s0]
+  %n: sym_int(s0) = aten::sym_size.int(%x, 0)
+  %i: i64[s0] = aten::arange.default(%n)
+  return %i
+})");
+  CircleModel m = lower(*g);
+  EXPECT_EQ(opNames(m), (std::vector<std::string>{"SHAPE", "GATHER", "RESHAPE", "CAST", "RANGE", "CAST"}));
 }
 
 TEST(LowerConstants, HalfPrecisionConstantsAndCasts) {

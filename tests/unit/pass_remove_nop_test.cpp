@@ -33,13 +33,27 @@ TEST(RemoveNop, KeepsOpsThatChangeSomething) {
   auto g = parse(R"(graph @main {
   input %x: f32[2, 3]
   %t: i32[2, 3] = aten::_to_copy.default(%x, dtype=dtype(i32))
-  %c: f32[2, 3] = aten::clone.default(%x, memory_format=memory_format(channels_last))
-  %p: f32[2, 3] = aten::dropout.default(%c, 0.1, true)
+  %d: f16[2, 3] = aten::to.device(%x, device(cpu), dtype(f16))
+  %p: f32[2, 3] = aten::dropout.default(%x, 0.1, true)
   %e: f32[4, 2, 3] = aten::expand.default(%p, [4, 2, 3])
-  return %t, %e
+  return %t, %d, %e
 })");
   EXPECT_FALSE(runPass(*g, "remove-nop"));
   EXPECT_EQ(g->numNodes(), 4u);
+}
+
+TEST(RemoveNop, DropsMemoryFormatClonesAndDeviceMoves) {
+  // Circle tensors have no strides and one device: these change nothing on the target.
+  auto g = parse(R"(graph @main {
+  input %x: f32[1, 2, 3, 3]
+  %c: f32[1, 2, 3, 3] = aten::clone.default(%x, memory_format=memory_format(channels_last))
+  %d: f32[1, 2, 3, 3] = aten::to.device(%c, device(cpu), dtype(f32))
+  %r: f32[1, 2, 3, 3] = aten::relu.default(%d)
+  return %r
+})");
+  EXPECT_TRUE(runPass(*g, "remove-nop"));
+  EXPECT_EQ(g->numNodes(), 1u);
+  EXPECT_EQ(g->nodes().front()->input(0)->name(), "x");
 }
 
 TEST(RemoveRedundantAssertionNodes, DropsShapeChecksAndLeavesTheirInputsToDeadCode) {
