@@ -42,11 +42,20 @@ TEST_P(Pt2MemoryFixture, SameGraphAsFromTheFile) {
   auto from_file = load(path);
   auto from_memory = loadBytes(b, "in-memory.pt2");
   EXPECT_EQ(tico::printGraph(*from_memory), tico::printGraph(*from_file));
-  for (const tico::Value *input : from_memory->inputs())
-    if (const auto &data = input->constant(); data && data->nbytes() > 0) {
-      EXPECT_EQ(data->storage->file(), nullptr) << input->name() << " must not claim a file";
-      EXPECT_TRUE(inside(b, data->data())) << input->name() << " is not a view of the caller's buffer";
-    }
+  auto payloads = [](const tico::Graph &graph) {
+    std::vector<std::pair<std::string, std::shared_ptr<const tico::TensorData>>> out;
+    for (const tico::GraphInput &input : graph.inputs())
+      if (input.value != nullptr)
+        if (const auto &data = input.value->constant(); data && data->nbytes() > 0)
+          out.emplace_back(input.target, data);
+    return out;
+  };
+  const auto in_memory = payloads(*from_memory);
+  ASSERT_EQ(in_memory.size(), payloads(*from_file).size());
+  for (const auto &[target, data] : in_memory) {
+    EXPECT_EQ(data->storage->file(), nullptr) << target << " must not claim a file";
+    EXPECT_TRUE(inside(b, data->data())) << target << " is not a view of the caller's buffer";
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, Pt2MemoryFixture,
