@@ -20,7 +20,8 @@ ctest --output-on-failure -j "${TICO_TEST_JOBS:-2}" "$@"
 # wheel; the package tests then run against the installed copy, not the build tree.
 echo "[test-all] pip install tico-native into $venv"
 "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-build-isolation --no-deps \
-  -Cbuild-dir="$build" -Ccmake.define.TICO_BUILD_TESTS=ON "$repo"
+  -Cbuild-dir="$build" -Ccmake.build-type="${TICO_BUILD_TYPE:-RelWithDebInfo}" \
+  -Ccmake.define.TICO_BUILD_TESTS=ON "$repo"
 site="$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["platlib"])')"
 cd "$(mktemp -d)"
 env -u PYTHONPATH TICO_PYTHON_EXPECT_DIR="$site/tico_native" PYTHONDONTWRITEBYTECODE=1 \
