@@ -34,16 +34,21 @@ from pathlib import Path
 MiB = 1024 * 1024
 
 CHILD = r"""
-import json, resource, statistics, sys, time
+import itertools, json, resource, sys, time
+sys.path.insert(0, sys.argv[5])
 import torch, tico_native
-mode, pt2, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
-ep = torch.export.load(pt2) if mode == "py-memory" else None
+from bench_python import models
+mode, pt2, runs, index = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[6])
+# The same program as the parent's (the models are seeded): exported here, outside the timing,
+# because torch.export.load cannot rebuild transformers' output types.
+ep = next(itertools.islice(models(), index, None))[1] if mode == "py-memory" else None
 def rss():
     with open("/proc/self/status") as f:
         return next(int(l.split()[1]) * 1024 for l in f if l.startswith("VmRSS:"))
 base = rss()
 times, out = [], None
 for _ in range(runs):
+    out = None  # one result alive at a time, as in a CLI run
     t = time.perf_counter()
     model = tico_native.convert_from_exported_program(ep) if ep is not None else tico_native.convert_from_pt2(pt2)
     times.append(time.perf_counter() - t)
@@ -69,6 +74,7 @@ def models():
 
     import transformers
 
+    torch.manual_seed(1)
     config = transformers.LlamaConfig(vocab_size=1024, hidden_size=256, intermediate_size=688, num_hidden_layers=4,
                                       num_attention_heads=8, num_key_value_heads=4, max_position_embeddings=256)
     llama = transformers.LlamaForCausalLM(config).eval()
@@ -76,6 +82,7 @@ def models():
         yield "llama 4 layers (transformers)", torch.export.export(
             llama, (torch.randint(0, 1024, (1, 32)),), kwargs={"use_cache": False}, strict=False)
 
+    torch.manual_seed(2)
     stack = torch.nn.Sequential(*[torch.nn.Linear(2048, 2048) for _ in range(12)]).eval()
     yield "linear stack 50M params", torch.export.export(stack, (torch.randn(4, 2048),))
 
@@ -100,7 +107,7 @@ def main() -> int:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        for name, program in models():
+        for index, (name, program) in enumerate(models()):
             pt2 = tmp / "model.pt2"
             torch.export.save(program, pt2)
             cli_times, cli_rss = [], 0
@@ -113,8 +120,11 @@ def main() -> int:
                    "cli_median_s": statistics.median(cli_times), "cli_peak_rss": cli_rss}
             for mode in ("py-memory", "py-file"):
                 out = tmp / f"{mode}.circle"
-                child = subprocess.run([sys.executable, "-c", CHILD, mode, str(pt2), str(args.runs), str(out)],
-                                       capture_output=True, check=True)
+                child = subprocess.run([sys.executable, "-c", CHILD, mode, str(pt2), str(args.runs), str(out),
+                                        str(Path(__file__).resolve().parent), str(index)],
+                                       capture_output=True)
+                if child.returncode != 0:
+                    sys.exit(f"{mode} failed on {name}:\n{child.stderr.decode(errors='replace')}")
                 data = json.loads(child.stdout.splitlines()[-1])
                 assert out.read_bytes() == reference, f"{mode} output differs from tico-run's for {name}"
                 row[f"{mode}_first_s"] = data["times"][0]
