@@ -4,8 +4,10 @@
 #     GoogleTest, CLI11, nlohmann-json, LLVM FileCheck/lit, Graphviz, clang + libFuzzer;
 #   - a Python virtual environment (default: <repo>/.venv) with PyTorch 2.13.0 (CPU; its wheel
 #     also provides LibTorch for the evaluator plugin), NumPy, pytest, the onert runtime,
-#     the independent circle-schema reader and Hugging Face transformers (the real-model suite
-#     builds its architectures from small configs; no weights are downloaded).
+#     the independent circle-schema reader, Hugging Face transformers (the real-model suite
+#     builds its architectures from small configs, no weights are downloaded; models for the
+#     Python package's tests) and the pinned build requirements of the Python package
+#     (nanobind, scikit-build-core; the same pins as pyproject.toml).
 # Idempotent: re-running skips what is already there.
 set -euo pipefail
 
@@ -14,7 +16,7 @@ venv="${TICO_VENV:-$repo/.venv}"
 
 apt_packages=(
   build-essential cmake ninja-build pkg-config git
-  python3-venv
+  python3-venv python3-dev
   flatbuffers-compiler libflatbuffers-dev
   libboost-dev libboost-filesystem-dev
   libyaml-cpp-dev libspdlog-dev libfmt-dev
@@ -43,7 +45,7 @@ fi
 # torch is pinned: an unpinned request would download a multi-GB CUDA build.
 "$venv/bin/python" -m pip install -q --disable-pip-version-check \
   "torch==2.13.0" "numpy>=1.24" "pytest>=7" "circle-schema==0.10.1" "pyyaml>=6" "pytest-xdist>=3" \
-  "transformers==5.24.0"
+  "nanobind==3.1.0" "scikit-build-core==1.1.2" "transformers==5.24.0"
 # onert only publishes pre-releases; pin the one the suite is validated with.
 "$venv/bin/python" -m pip install -q --disable-pip-version-check --pre "onert==0.2.0.dev250922"
 

@@ -27,40 +27,6 @@ void saveModel(const CircleModel &model, const std::string &path, bool verify, c
   writeCircleFile(model, path);
 }
 
-std::string operatorName(const CircleModel &model, uint32_t opcode_index) {
-  if (opcode_index >= model.operator_codes.size())
-    return "operator code #" + std::to_string(opcode_index);
-  const CircleOperatorCode &code = model.operator_codes[opcode_index];
-  const auto builtin = static_cast<circle::BuiltinOperator>(code.builtin_code);
-  if (builtin == circle::BuiltinOperator::CUSTOM)
-    return "CUSTOM(" + code.custom_code + ")";
-  const char *name = circle::EnumNameBuiltinOperator(builtin);
-  if (name && *name)
-    return name;
-  return "operator code " + std::to_string(code.builtin_code);
-}
-
-std::string tensorTypeText(const CircleTensor &tensor) {
-  const char *type = circle::EnumNameTensorType(tensor.type);
-  std::string text = type && *type ? type : "type" + std::to_string(static_cast<int>(tensor.type));
-  for (auto &c : text)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  text += "[";
-  for (std::size_t i = 0; i < tensor.shape.size(); ++i) {
-    if (i)
-      text += ",";
-    const bool dynamic = i < tensor.shape_signature.size() && tensor.shape_signature[i] < 0;
-    text += dynamic ? "?" : std::to_string(tensor.shape[i]);
-  }
-  return text + "]";
-}
-
-uint64_t tensorPayloadBytes(const CircleModel &model, const CircleTensor &tensor) {
-  if (tensor.buffer >= model.buffers.size() || !model.buffers[tensor.buffer].data)
-    return 0;
-  return model.buffers[tensor.buffer].data->nbytes();
-}
-
 std::vector<std::string> splitCommaList(const std::string &text) {
   std::vector<std::string> out;
   std::string current;

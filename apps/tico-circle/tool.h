@@ -1,6 +1,8 @@
 // Pieces of tico-circle shared between its subcommands (one source file per subcommand).
 #pragma once
 
+#include "summary.h"
+
 #include "tico/circle/model.h"
 
 #include <CLI/CLI.hpp>
@@ -34,12 +36,6 @@ CircleModel loadModel(const std::string &path, bool check_indices = true);
 // Verifies `model` (errors only) and writes it atomically; `what` names the command in messages.
 void saveModel(const CircleModel &model, const std::string &path, bool verify, const std::string &what);
 
-// "ADD", "CUSTOM(MyOp)", "operator code 512".
-std::string operatorName(const CircleModel &model, uint32_t opcode_index);
-// "float32[1,3,?,4]" from type, shape and shape_signature.
-std::string tensorTypeText(const CircleTensor &tensor);
-// Payload bytes of a tensor's buffer (0 for non-constant tensors or invalid buffer indices).
-uint64_t tensorPayloadBytes(const CircleModel &model, const CircleTensor &tensor);
 
 // Splits "a,b,c" at commas, dropping empty entries and surrounding blanks.
 std::vector<std::string> splitCommaList(const std::string &text);

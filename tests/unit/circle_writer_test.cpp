@@ -635,6 +635,41 @@ TEST(CircleWriter, OutputIsDeterministic) {
   }
 }
 
+TEST(CircleWriter, SerializeIntoCallerMemoryAllocatesOnceWithTheExactSize) {
+  TempDir dir;
+  for (bool external : {false, true}) {
+    CircleModel model = makeModel();
+    model.addBuffer(floats({300}, iota(300, 0.5f)));
+    CircleWriteOptions options;
+    options.force_external_buffers = external;
+    writeCircleFile(model, dir.file("m.circle"), options);
+    const auto expected = readFile(dir.file("m.circle"));
+    std::vector<uint8_t> target;
+    int calls = 0;
+    serializeCircleInto(model, [&](std::size_t size) {
+      ++calls;
+      target.assign(size, 0xEE);
+      return reinterpret_cast<std::byte *>(target.data());
+    }, options);
+    EXPECT_EQ(calls, 1);
+    EXPECT_EQ(target, expected) << (external ? "external" : "inline");
+  }
+}
+
+TEST(CircleWriter, SerializeIntoChecksTheModelBeforeAskingForMemory) {
+  CircleModel broken = makeModel();
+  broken.subgraphs[0].tensors[0].buffer = 99;
+  bool asked = false;
+  EXPECT_THROW(serializeCircleInto(broken, [&](std::size_t) {
+    asked = true;
+    return static_cast<std::byte *>(nullptr);
+  }), Error);
+  EXPECT_FALSE(asked);
+  // An allocator that gives up abandons the write with its own exception.
+  EXPECT_THROW(serializeCircleInto(makeModel(), [](std::size_t) -> std::byte * { throw std::runtime_error("no"); }),
+               std::runtime_error);
+}
+
 // ---- validation -------------------------------------------------------------------------------------
 
 TEST(CircleWriter, BrokenModelsAreRejectedWithAClearMessage) {

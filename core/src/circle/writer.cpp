@@ -14,6 +14,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -122,13 +123,26 @@ void writeCircleFile(const CircleModel &model, const std::string &path, const Ci
   temporary.commit(mode);
 }
 
-std::vector<uint8_t> serializeCircle(const CircleModel &model, const CircleWriteOptions &options) {
+void serializeCircleInto(const CircleModel &model, const std::function<std::byte *(std::size_t size)> &allocate,
+                         const CircleWriteOptions &options) {
   auto image = std::make_unique<CircleImage>();
   circle_writer::buildCircleImage(model, options, *image);
-  std::vector<uint8_t> bytes;
-  bytes.reserve(static_cast<std::size_t>(image->file_size));
-  circle_writer::MemorySink sink(bytes);
+  if (image->file_size > std::numeric_limits<std::size_t>::max())
+    throw Error("cannot serialize Circle model: " + std::to_string(image->file_size) + " bytes do not fit in memory");
+  const auto size = static_cast<std::size_t>(image->file_size);
+  std::byte *destination = allocate(size);
+  if (destination == nullptr && size != 0)
+    throw Error("cannot serialize Circle model: no memory for " + std::to_string(size) + " bytes");
+  circle_writer::MemorySink sink(destination, size);
   circle_writer::streamCircleImage(*image, sink);
+}
+
+std::vector<uint8_t> serializeCircle(const CircleModel &model, const CircleWriteOptions &options) {
+  std::vector<uint8_t> bytes;
+  serializeCircleInto(model, [&](std::size_t size) {
+    bytes.resize(size);
+    return reinterpret_cast<std::byte *>(bytes.data());
+  }, options);
   return bytes;
 }
 

@@ -8,7 +8,7 @@
 //   2. The same function lays the payloads out behind the FlatBuffer and patches the
 //      placeholders, so the metadata bytes are final before any byte is written.
 //   3. streamCircleImage() writes the metadata, then every payload with its zero padding, to a
-//      sink (a file descriptor or a memory vector).
+//      sink (a file descriptor or a region of memory).
 #pragma once
 
 #include "tico/circle/writer.h"
@@ -78,15 +78,16 @@ protected:
   uint64_t position_ = 0;
 };
 
-// Appends to a vector.
+// Fills a region of memory of the file's exact size (writing past its end is an error).
 class MemorySink final : public ByteSink {
 public:
-  explicit MemorySink(std::vector<uint8_t> &out) : out_(out) {}
+  MemorySink(std::byte *out, std::size_t capacity) : out_(out), capacity_(capacity) {}
   void write(const std::byte *data, std::size_t size) override;
   void copyFromFile(const MappedFile &file, uint64_t offset, uint64_t size) override;
 
 private:
-  std::vector<uint8_t> &out_;
+  std::byte *out_;
+  std::size_t capacity_;
 };
 
 // Appends to an open file descriptor. `what` names the destination in error messages.

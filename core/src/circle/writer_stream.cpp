@@ -86,8 +86,11 @@ void ByteSink::writeZeros(std::size_t count) {
 }
 
 void MemorySink::write(const std::byte *data, std::size_t size) {
-  const auto *bytes = reinterpret_cast<const uint8_t *>(data);
-  out_.insert(out_.end(), bytes, bytes + size);
+  if (size > capacity_ - position_)
+    throw Error("Circle writer: " + std::to_string(position_ + size) + " bytes do not fit the " +
+                std::to_string(capacity_) + " laid out");
+  if (size != 0)
+    std::memcpy(out_ + position_, data, size);
   position_ += size;
 }
 

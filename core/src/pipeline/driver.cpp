@@ -72,6 +72,31 @@ std::unique_ptr<Graph> loadModel(const Registry &registry, const std::string &pa
   return graph;
 }
 
+std::unique_ptr<Graph> loadModel(const Registry &registry, std::shared_ptr<const Storage> image,
+                                 const std::string &name, const std::string &frontend) {
+  if (!image)
+    throw Error("no model image given for '" + name + "'");
+  const Registered<FrontendSpec> *chosen = nullptr;
+  if (!frontend.empty()) {
+    chosen = registry.findFrontend(frontend);
+    if (!chosen)
+      throw Error("no frontend called '" + frontend + "' is loaded (needed to read '" + name + "')");
+  } else {
+    const std::string ext = extensionOf(name);
+    for (const auto &[key, entry] : registry.frontends())
+      for (const auto &e : entry.spec.extensions)
+        if (e == ext)
+          chosen = &entry;
+    if (!chosen)
+      throw Error("no frontend reads '" + name + "' (in memory; name the frontend, e.g. 'pt2')");
+  }
+  TICO_INFO << "reading " << name << " (" << image->size() << " bytes in memory) with frontend '"
+            << chosen->spec.name << "' from " << chosen->from.str();
+  auto graph = chosen->spec.create()->loadBytes(std::move(image), name, registry.schemas());
+  graph->setSchemas(&registry.schemas());
+  return graph;
+}
+
 bool runStage(const Registry &registry, const CompileConfig &config, const Stage &stage, Graph &graph,
               bool verify_each, PassInstrumentation *instrumentation) {
   PassContext context(registry, config);
@@ -164,6 +189,8 @@ ConversionResult convert(const Registry &registry, const Manifest &manifest, con
   std::unique_ptr<Graph> graph;
   if (options.graph) {
     graph = options.graph->clone();
+  } else if (options.input_bytes) {
+    graph = loadModel(registry, options.input_bytes, options.input_path, options.input_frontend);
   } else {
     graph = loadModel(registry, options.input_path);
   }

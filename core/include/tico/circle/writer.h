@@ -10,7 +10,9 @@
 
 #include "tico/circle/model.h"
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -31,5 +33,12 @@ void writeCircleFile(const CircleModel &model, const std::string &path,
 
 // The same bytes as writeCircleFile, in memory (for tests and small models).
 std::vector<uint8_t> serializeCircle(const CircleModel &model, const CircleWriteOptions &options = {});
+
+// The same bytes again, streamed into memory the caller owns (e.g. a Python bytes object), so
+// the result is not copied once more. `allocate` is called exactly once, after the model was
+// checked and laid out and before any byte is written, with the exact size of the file; it
+// returns where to write that many bytes (or throws to abandon the write). Throws tico::Error.
+void serializeCircleInto(const CircleModel &model, const std::function<std::byte *(std::size_t size)> &allocate,
+                         const CircleWriteOptions &options = {});
 
 } // namespace tico

@@ -16,7 +16,13 @@
 namespace tico {
 
 struct ConversionOptions {
+  // The model file; with input_bytes, the name that stands for it in messages.
   std::string input_path;
+  // The model's file image in memory, read instead of input_path (no file is touched). The
+  // frontend named by input_frontend reads it, or, when that is empty, the one whose extension
+  // matches input_path.
+  std::shared_ptr<const Storage> input_bytes;
+  std::string input_frontend;
   std::string output_path; // empty: do not write
   // Print the IR after the frontend and after each stage to this stream callback.
   std::function<void(const std::string &title, const std::string &ir)> dump_ir;
@@ -60,5 +66,9 @@ ConversionResult convert(const Registry &registry, const Manifest &manifest,
 
 // Loads `path` with the frontend that claims it (by sniffing, then by extension).
 std::unique_ptr<Graph> loadModel(const Registry &registry, const std::string &path);
+// Loads a model image held in memory with the frontend called `frontend` (or, when empty, the
+// one registered for the extension of `name`); `name` stands for the file in messages.
+std::unique_ptr<Graph> loadModel(const Registry &registry, std::shared_ptr<const Storage> image,
+                                 const std::string &name, const std::string &frontend = {});
 
 } // namespace tico

@@ -33,8 +33,10 @@ std::string printable(std::string_view text, std::size_t limit = 40) {
 
 } // namespace
 
-Archive::Archive(const std::string &path) : file_(MappedFile::open(path)) {
-  zip_ = std::make_unique<ZipReader>(file_);
+Archive::Archive(const std::string &path) : Archive(ArchiveImage::open(path)) {}
+
+Archive::Archive(ArchiveImage image) {
+  zip_ = std::make_unique<ZipReader>(std::move(image));
   indexEntries();
   checkMarkers();
   chooseModel();

@@ -17,9 +17,12 @@ public:
   // Maps `path`, reads the zip directory and checks that it is a little-endian .pt2 archive
   // of the version PyTorch 2.13 writes. Throws tico::Error naming the file and the problem.
   explicit Archive(const std::string &path);
+  // The same checks on an archive image already in memory (or mapped by the caller).
+  explicit Archive(ArchiveImage image);
 
-  const std::string &path() const { return file_->path(); }
-  const std::shared_ptr<const MappedFile> &file() const { return file_; }
+  // The file's path, or the name that stands for an image in memory.
+  const std::string &path() const { return zip_->image().name(); }
+  const ArchiveImage &image() const { return zip_->image(); }
   // The folder every entry sits in ("model" for model.pt2), without the slash.
   const std::string &root() const { return root_; }
 
@@ -41,7 +44,6 @@ private:
   void checkMarkers();
   void chooseModel();
 
-  std::shared_ptr<const MappedFile> file_;
   std::unique_ptr<ZipReader> zip_;
   std::string root_;
   std::map<std::string, const ZipEntry *, std::less<>> by_name_;

@@ -8,8 +8,10 @@
 
 namespace tico::pt2 {
 
-std::unique_ptr<Graph> Pt2Frontend::load(const std::string &path, const OpSchemaRegistry &schemas) {
-  Archive archive(path); // container errors already name the file
+namespace {
+
+// Reads the program of an opened archive; `path` names the file (or the image) in messages.
+std::unique_ptr<Graph> readProgram(const Archive &archive, const std::string &path, const OpSchemaRegistry &schemas) {
   const std::string json_name = "models/" + archive.modelName() + ".json";
   try {
     // The DOM is built straight from the mapped bytes; nothing is read into a buffer first.
@@ -28,6 +30,21 @@ std::unique_ptr<Graph> Pt2Frontend::load(const std::string &path, const OpSchema
   } catch (const std::length_error &e) {
     throw Error(path + ": malformed " + json_name + " (" + e.what() + ")");
   }
+}
+
+} // namespace
+
+std::unique_ptr<Graph> Pt2Frontend::load(const std::string &path, const OpSchemaRegistry &schemas) {
+  Archive archive(path); // container errors already name the file
+  return readProgram(archive, path, schemas);
+}
+
+std::unique_ptr<Graph> Pt2Frontend::loadBytes(std::shared_ptr<const Storage> image, const std::string &name,
+                                              const OpSchemaRegistry &schemas) {
+  // Weights become views of `image` (ArchiveImage::slice), which the graph's constants keep
+  // alive; nothing is copied out of the caller's buffer.
+  Archive archive(ArchiveImage::borrowed(std::move(image), name));
+  return readProgram(archive, name, schemas);
 }
 
 FrontendSpec pt2FrontendSpec() {

@@ -58,7 +58,7 @@ std::shared_ptr<const Storage> PayloadStore::storage(const std::string &path_nam
   const ZipEntry *entry = archive_.find(entry_name);
   if (!entry)
     throw Error(context + ": payload file " + entry_name + " is missing from the archive");
-  auto storage = Storage::fromMapped(archive_.file(), entry->offset, entry->size);
+  auto storage = archive_.image().slice(entry->offset, entry->size);
   storages_.emplace(path_name, storage);
   return storage;
 }

@@ -62,20 +62,20 @@ struct CentralRecord {
 
 } // namespace
 
-ZipReader::ZipReader(std::shared_ptr<const MappedFile> file) : file_(std::move(file)) {
+ZipReader::ZipReader(ArchiveImage image) : image_(std::move(image)) {
   Directory dir = findDirectory();
   readDirectory(dir);
 }
 
-void ZipReader::fail(const std::string &problem) const { throw Error(file_->path() + ": " + problem); }
+void ZipReader::fail(const std::string &problem) const { throw Error(image_.name() + ": " + problem); }
 
 std::string_view ZipReader::bytes(const ZipEntry &entry) const {
-  return {reinterpret_cast<const char *>(file_->data()) + entry.offset, static_cast<std::size_t>(entry.size)};
+  return {reinterpret_cast<const char *>(image_.data()) + entry.offset, static_cast<std::size_t>(entry.size)};
 }
 
 ZipReader::Directory ZipReader::findDirectory() const {
-  const uint64_t size = file_->size();
-  const std::byte *data = file_->data();
+  const uint64_t size = image_.size();
+  const std::byte *data = image_.data();
   const bool looks_like_zip = size >= 4 && u32(data) == kLocalHeaderSig;
   if (size == 0)
     fail("empty file (0 bytes); expected a .pt2 zip archive");
@@ -170,8 +170,8 @@ std::string nameProblem(std::string_view name) {
 } // namespace
 
 void ZipReader::readDirectory(const Directory &dir) {
-  const std::byte *data = file_->data();
-  const uint64_t file_size = file_->size();
+  const std::byte *data = image_.data();
+  const uint64_t file_size = image_.size();
   const uint64_t dir_end = dir.offset + dir.size;
   std::unordered_set<std::string> seen;
   entries_.reserve(static_cast<std::size_t>(dir.count));
@@ -258,11 +258,11 @@ void ZipReader::readDirectory(const Directory &dir) {
 }
 
 uint64_t ZipReader::dataOffset(const std::string &name, uint64_t local_header) const {
-  const uint64_t size = file_->size();
+  const uint64_t size = image_.size();
   if (local_header > size || size - local_header < kLocalHeaderSize)
     fail("local header of entry " + quoted(name) + " (offset " + std::to_string(local_header) +
          ") lies outside the file (" + std::to_string(size) + " bytes)");
-  const std::byte *h = file_->data() + local_header;
+  const std::byte *h = image_.data() + local_header;
   if (u32(h) != kLocalHeaderSig)
     fail("entry " + quoted(name) + " has a bad local header signature at offset " + std::to_string(local_header));
   const uint64_t name_len = u16(h + 26), extra_len = u16(h + 28);

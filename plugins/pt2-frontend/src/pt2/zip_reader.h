@@ -1,4 +1,5 @@
-// A minimal reader of stored (uncompressed) ZIP archives over a memory-mapped file.
+// A minimal reader of stored (uncompressed) ZIP archives over a memory-mapped file (or an
+// archive image in memory).
 //
 // torch.export archives are written by PyTorchStreamWriter: every entry stored, ZIP64 form,
 // data aligned to 64 bytes. Entries are returned as {offset, size} views into the mapping, so
@@ -6,7 +7,7 @@
 // inconsistency is a tico::Error naming the file and the problem.
 #pragma once
 
-#include "tico/ir/tensor_data.h"
+#include "pt2/archive_image.h"
 
 #include <cstdint>
 #include <memory>
@@ -24,11 +25,12 @@ struct ZipEntry {
 
 class ZipReader {
 public:
-  // Reads the central directory of `file`. Throws tico::Error on anything malformed or
+  // Reads the central directory of `image`. Throws tico::Error on anything malformed or
   // unsupported (compressed or encrypted entries, unsafe names, duplicates, ...).
-  explicit ZipReader(std::shared_ptr<const MappedFile> file);
+  explicit ZipReader(ArchiveImage image);
+  explicit ZipReader(std::shared_ptr<const MappedFile> file) : ZipReader(ArchiveImage::mapped(std::move(file))) {}
 
-  const std::shared_ptr<const MappedFile> &file() const { return file_; }
+  const ArchiveImage &image() const { return image_; }
   // File entries in central-directory order (directory entries are skipped).
   const std::vector<ZipEntry> &entries() const { return entries_; }
 
@@ -50,7 +52,7 @@ private:
   uint64_t dataOffset(const std::string &name, uint64_t local_header) const;
   [[noreturn]] void fail(const std::string &problem) const;
 
-  std::shared_ptr<const MappedFile> file_;
+  ArchiveImage image_;
   std::vector<ZipEntry> entries_;
 };
 

@@ -1,0 +1,276 @@
+// The model summary behind `tico-circle inspect` (and the Python package's CircleModel.inspect).
+//
+// Text and JSON are both printed from one JSON document, so they always show the same facts.
+#include "summary.h"
+
+#include "tico/circle/verify.h"
+#include "tico/support/error.h"
+
+#include <cctype>
+#include <map>
+
+namespace tico::circle_tool {
+
+using nlohmann::json;
+
+std::string operatorName(const CircleModel &model, uint32_t opcode_index) {
+  if (opcode_index >= model.operator_codes.size())
+    return "operator code #" + std::to_string(opcode_index);
+  const CircleOperatorCode &code = model.operator_codes[opcode_index];
+  const auto builtin = static_cast<circle::BuiltinOperator>(code.builtin_code);
+  if (builtin == circle::BuiltinOperator::CUSTOM)
+    return "CUSTOM(" + code.custom_code + ")";
+  const char *name = circle::EnumNameBuiltinOperator(builtin);
+  if (name && *name)
+    return name;
+  return "operator code " + std::to_string(code.builtin_code);
+}
+
+std::string tensorTypeText(const CircleTensor &tensor) {
+  const char *type = circle::EnumNameTensorType(tensor.type);
+  std::string text = type && *type ? type : "type" + std::to_string(static_cast<int>(tensor.type));
+  for (auto &c : text)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  text += "[";
+  for (std::size_t i = 0; i < tensor.shape.size(); ++i) {
+    if (i)
+      text += ",";
+    const bool dynamic = i < tensor.shape_signature.size() && tensor.shape_signature[i] < 0;
+    text += dynamic ? "?" : std::to_string(tensor.shape[i]);
+  }
+  return text + "]";
+}
+
+uint64_t tensorPayloadBytes(const CircleModel &model, const CircleTensor &tensor) {
+  if (tensor.buffer >= model.buffers.size() || !model.buffers[tensor.buffer].data)
+    return 0;
+  return model.buffers[tensor.buffer].data->nbytes();
+}
+
+namespace {
+
+json tensorRef(const CircleSubGraph &sg, int64_t index) {
+  json out = {{"tensor", index}};
+  if (index < 0 || static_cast<uint64_t>(index) >= sg.tensors.size())
+    return out;
+  const CircleTensor &t = sg.tensors[index];
+  out["name"] = t.name;
+  const char *type = circle::EnumNameTensorType(t.type);
+  out["type"] = type && *type ? type : std::to_string(static_cast<int>(t.type));
+  out["shape"] = t.shape;
+  if (!t.shape_signature.empty())
+    out["shape_signature"] = t.shape_signature;
+  out["text"] = tensorTypeText(t);
+  return out;
+}
+
+json tensorEntry(const CircleModel &model, const CircleSubGraph &sg, std::size_t index) {
+  json out = tensorRef(sg, static_cast<int64_t>(index));
+  const CircleTensor &t = sg.tensors[index];
+  out["buffer"] = t.buffer;
+  out["bytes"] = tensorPayloadBytes(model, t);
+  if (t.is_variable)
+    out["is_variable"] = true;
+  if (t.quantization && !t.quantization->scale.empty())
+    out["quantization"] = {{"scale", t.quantization->scale}, {"zero_point", t.quantization->zero_point},
+                           {"quantized_dimension", t.quantization->quantized_dimension}};
+  return out;
+}
+
+json subgraphEntry(const CircleModel &model, std::size_t s, const SummaryOptions &request) {
+  const CircleSubGraph &sg = model.subgraphs[s];
+  json out = {{"index", s}, {"name", sg.name}, {"tensor_count", sg.tensors.size()},
+              {"operator_count", sg.operators.size()}};
+  out["inputs"] = json::array();
+  for (int32_t t : sg.inputs)
+    out["inputs"].push_back(tensorRef(sg, t));
+  out["outputs"] = json::array();
+  for (int32_t t : sg.outputs)
+    out["outputs"].push_back(tensorRef(sg, t));
+  std::map<std::string, std::size_t> histogram;
+  for (const auto &op : sg.operators)
+    ++histogram[operatorName(model, op.opcode_index)];
+  out["operator_histogram"] = histogram;
+  uint64_t constant_bytes = 0;
+  for (const auto &t : sg.tensors)
+    constant_bytes += tensorPayloadBytes(model, t);
+  out["constant_bytes"] = constant_bytes;
+  if (request.operators) {
+    out["operators"] = json::array();
+    for (std::size_t o = 0; o < sg.operators.size(); ++o) {
+      const CircleOperator &op = sg.operators[o];
+      json entry = {{"index", o}, {"op", operatorName(model, op.opcode_index)}, {"opcode_index", op.opcode_index},
+                    {"inputs", op.inputs}, {"outputs", op.outputs}};
+      if (op.builtin_options.type != circle::BuiltinOptions::NONE) {
+        const char *name = circle::EnumNameBuiltinOptions(op.builtin_options.type);
+        entry["options"] = name && *name ? name : std::to_string(static_cast<int>(op.builtin_options.type));
+      }
+      if (!op.custom_options.empty())
+        entry["custom_options_bytes"] = op.custom_options.size();
+      out["operators"].push_back(std::move(entry));
+    }
+  }
+  if (request.tensors) {
+    out["tensors"] = json::array();
+    for (std::size_t t = 0; t < sg.tensors.size(); ++t)
+      out["tensors"].push_back(tensorEntry(model, sg, t));
+  }
+  return out;
+}
+
+} // namespace
+
+json summarizeModel(const CircleModel &model, const std::string &name, uint64_t file_bytes,
+                    const SummaryOptions &request) {
+  json doc;
+  doc["file"] = name;
+  doc["file_bytes"] = file_bytes;
+  doc["version"] = model.version;
+  doc["description"] = model.description;
+  doc["operator_codes"] = json::array();
+  for (std::size_t c = 0; c < model.operator_codes.size(); ++c) {
+    const auto &code = model.operator_codes[c];
+    json entry = {{"index", c}, {"name", operatorName(model, static_cast<uint32_t>(c))},
+                  {"builtin_code", code.builtin_code}, {"version", code.version}};
+    if (!code.custom_code.empty())
+      entry["custom_code"] = code.custom_code;
+    doc["operator_codes"].push_back(std::move(entry));
+  }
+  doc["subgraph_count"] = model.subgraphs.size();
+  doc["subgraphs"] = json::array();
+  if (request.subgraph >= 0 && static_cast<std::size_t>(request.subgraph) >= model.subgraphs.size())
+    throw Error("--subgraph " + std::to_string(request.subgraph) + " out of range (the model has " +
+                std::to_string(model.subgraphs.size()) + " subgraphs)");
+  for (std::size_t s = 0; s < model.subgraphs.size(); ++s)
+    if (request.subgraph < 0 || static_cast<std::size_t>(request.subgraph) == s)
+      doc["subgraphs"].push_back(subgraphEntry(model, s, request));
+  doc["signatures"] = json::array();
+  for (const auto &signature : model.signatures) {
+    json entry = {{"key", signature.key}, {"subgraph_index", signature.subgraph_index}};
+    for (const auto &[field, maps] : {std::pair{"inputs", &signature.inputs}, std::pair{"outputs", &signature.outputs}}) {
+      entry[field] = json::array();
+      for (const auto &m : *maps)
+        entry[field].push_back({{"name", m.name}, {"tensor_index", m.tensor_index}});
+    }
+    doc["signatures"].push_back(std::move(entry));
+  }
+  uint64_t payload = 0;
+  std::size_t with_data = 0;
+  json sizes = json::array();
+  for (std::size_t b = 0; b < model.buffers.size(); ++b) {
+    const auto &data = model.buffers[b].data;
+    const uint64_t bytes = data ? data->nbytes() : 0;
+    payload += bytes;
+    with_data += bytes > 0;
+    if (request.buffers && bytes > 0)
+      sizes.push_back({{"index", b}, {"bytes", bytes}});
+  }
+  doc["buffers"] = {{"count", model.buffers.size()}, {"with_data", with_data}, {"payload_bytes", payload}};
+  if (request.buffers)
+    doc["buffers"]["sizes"] = std::move(sizes);
+  doc["metadata"] = json::array();
+  for (const auto &[name, buffer] : model.metadata) {
+    const uint64_t bytes = buffer < model.buffers.size() && model.buffers[buffer].data
+                               ? model.buffers[buffer].data->nbytes()
+                               : 0;
+    doc["metadata"].push_back({{"name", name}, {"buffer", buffer}, {"bytes", bytes}});
+  }
+  if (request.verify) {
+    const auto diagnostics = verifyCircleModel(model);
+    json list = json::array();
+    for (const auto &d : diagnostics)
+      list.push_back(d.str());
+    doc["verify"] = {{"errors", countDiagnostics(diagnostics, CircleSeverity::Error)},
+                     {"warnings", countDiagnostics(diagnostics, CircleSeverity::Warning)},
+                     {"diagnostics", std::move(list)}};
+  }
+  return doc;
+}
+
+namespace {
+
+std::string tensorLine(const json &ref) {
+  std::string line = "tensor " + std::to_string(ref["tensor"].get<int64_t>());
+  if (ref.contains("name"))
+    line += " '" + ref["name"].get<std::string>() + "': " + ref["text"].get<std::string>();
+  else
+    line += " (out of range)";
+  return line;
+}
+
+std::string indexList(const json &list) {
+  std::string out;
+  for (const auto &v : list)
+    out += (out.empty() ? "" : ", ") + std::to_string(v.get<int64_t>());
+  return "(" + out + ")";
+}
+
+} // namespace
+
+void printSummary(const json &doc, std::ostream &os) {
+  os << doc["file"].get<std::string>() << ": Circle model version " << doc["version"] << ", description '"
+     << doc["description"].get<std::string>() << "', " << doc["file_bytes"] << " bytes\n";
+  const json &buffers = doc["buffers"];
+  os << "  " << doc["operator_codes"].size() << " operator codes, " << doc["subgraph_count"] << " subgraphs, "
+     << buffers["count"] << " buffers (" << buffers["with_data"] << " with data, " << buffers["payload_bytes"]
+     << " payload bytes), " << doc["signatures"].size() << " signatures\n";
+  for (const auto &sg : doc["subgraphs"]) {
+    os << "subgraph " << sg["index"] << " '" << sg["name"].get<std::string>() << "': " << sg["tensor_count"]
+       << " tensors, " << sg["operator_count"] << " operators, " << sg["constant_bytes"] << " constant bytes\n";
+    for (const char *io : {"inputs", "outputs"}) {
+      os << "  " << io << ":\n";
+      for (std::size_t i = 0; i < sg[io].size(); ++i)
+        os << "    [" << i << "] " << tensorLine(sg[io][i]) << "\n";
+    }
+    std::string histogram;
+    for (const auto &[op, count] : sg["operator_histogram"].items())
+      histogram += (histogram.empty() ? "" : ", ") + op + " x" + std::to_string(count.get<std::size_t>());
+    os << "  operator counts: " << (histogram.empty() ? "none" : histogram) << "\n";
+    if (sg.contains("operators")) {
+      os << "  operators:\n";
+      for (const auto &op : sg["operators"]) {
+        os << "    #" << op["index"] << " " << op["op"].get<std::string>() << " " << indexList(op["inputs"]) << " -> "
+           << indexList(op["outputs"]);
+        if (op.contains("options"))
+          os << " [" << op["options"].get<std::string>() << "]";
+        os << "\n";
+      }
+    }
+    if (sg.contains("tensors")) {
+      os << "  tensors:\n";
+      for (const auto &t : sg["tensors"]) {
+        os << "    " << tensorLine(t) << " buffer " << t["buffer"];
+        if (t["bytes"].get<uint64_t>() > 0)
+          os << " (" << t["bytes"] << " bytes)";
+        if (t.contains("is_variable"))
+          os << " variable";
+        os << "\n";
+      }
+    }
+  }
+  for (const auto &signature : doc["signatures"]) {
+    os << "signature '" << signature["key"].get<std::string>() << "' -> subgraph " << signature["subgraph_index"];
+    for (const char *io : {"inputs", "outputs"}) {
+      os << "; " << io << ":";
+      for (const auto &m : signature[io])
+        os << " " << m["name"].get<std::string>() << "=" << m["tensor_index"];
+    }
+    os << "\n";
+  }
+  if (buffers.contains("sizes")) {
+    os << "buffers with data:\n";
+    for (const auto &b : buffers["sizes"])
+      os << "  buffer " << b["index"] << ": " << b["bytes"] << " bytes\n";
+  }
+  for (const auto &m : doc["metadata"])
+    os << "metadata '" << m["name"].get<std::string>() << "': buffer " << m["buffer"] << " (" << m["bytes"]
+       << " bytes)\n";
+  if (doc.contains("verify")) {
+    const json &v = doc["verify"];
+    os << "verify: " << v["errors"] << " errors, " << v["warnings"] << " warnings\n";
+    for (const auto &d : v["diagnostics"])
+      os << "  " << d.get<std::string>() << "\n";
+  }
+}
+
+} // namespace tico::circle_tool

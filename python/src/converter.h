@@ -1,0 +1,44 @@
+// The conversion entry of the Python package: plugins loaded once, then .pt2 archives (in
+// memory or on disk) converted to Circle bytes.
+#pragma once
+
+#include "tico/pipeline/driver.h"
+#include "tico/plugin/loader.h"
+#include "tico/plugin/registry.h"
+
+#include <nanobind/nanobind.h>
+
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace tico::python {
+
+class Converter {
+public:
+  // Loads the plugins of `plugin_dirs` (in order; a name found again later is skipped).
+  explicit Converter(const std::vector<std::string> &plugin_dirs);
+
+  // Converts the .pt2 archive held by `archive` (any object with the buffer protocol, viewed in
+  // place: no copy, no temporary file) with the pipeline manifest at `pipeline`, its config
+  // overridden by `config` (field -> bool). `name` stands for the archive in messages.
+  // Returns the Circle file's bytes.
+  nanobind::bytes convertBytes(nanobind::handle archive, const std::string &name, const std::string &pipeline,
+                               nanobind::dict config);
+  // The same for a .pt2 file on disk (mapped, as tico-run reads it).
+  nanobind::bytes convertFile(const std::string &path, const std::string &pipeline, nanobind::dict config);
+
+  // (name, version, path) of every loaded plugin.
+  std::vector<std::tuple<std::string, std::string, std::string>> plugins() const;
+
+private:
+  nanobind::bytes convert(ConversionOptions &options, const std::string &pipeline, nanobind::dict config);
+
+  PluginSet plugins_;
+  Registry registry_;
+  // One conversion at a time: passes and plugins are not promised to be reentrant.
+  std::mutex mutex_;
+};
+
+} // namespace tico::python

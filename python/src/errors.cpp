@@ -1,0 +1,38 @@
+#include "errors.h"
+
+#include <nanobind/stl/string.h>
+
+namespace nb = nanobind;
+
+namespace tico::python {
+namespace {
+
+nb::object errorClass(const char *kind) { return nb::module_::import_("tico_native.errors").attr(kind); }
+
+[[noreturn]] void raiseInstance(const nb::object &cls, const nb::object &instance) {
+  PyErr_SetObject(cls.ptr(), instance.ptr());
+  throw nb::python_error();
+}
+
+} // namespace
+
+void throwPython(const char *kind, const std::string &message) {
+  nb::object cls = errorClass(kind);
+  raiseInstance(cls, cls(nb::str(message.c_str(), message.size())));
+}
+
+void throwUnsupported(const UnsupportedOpsError &error) {
+  nb::object cls = errorClass("UnsupportedOpsError");
+  nb::object op_class = errorClass("UnsupportedOp");
+  nb::list ops;
+  for (const auto &op : error.ops()) {
+    nb::list nodes;
+    for (const auto &name : op.node_names)
+      nodes.append(nb::str(name.c_str(), name.size()));
+    ops.append(op_class(op.op.str(), op.count, nodes, op.reason));
+  }
+  const std::string message = error.what();
+  raiseInstance(cls, cls(nb::str(message.c_str(), message.size()), ops));
+}
+
+} // namespace tico::python

@@ -1,0 +1,22 @@
+// Raising the package's exception classes (tico_native/errors.py) from C++.
+//
+// The classes live in Python so that their hierarchy is plain to read and document; C++ picks
+// the class by name. Every message is the text the CLI prints after "tico-run: error: ".
+#pragma once
+
+#include "tico/circle/serializer.h"
+#include "tico/support/error.h"
+
+#include <nanobind/nanobind.h>
+
+#include <string>
+
+namespace tico::python {
+
+// Sets the Python error to tico_native.errors.<kind>(message) and throws nb::python_error.
+// Needs the GIL.
+[[noreturn]] void throwPython(const char *kind, const std::string &message);
+// UnsupportedOpsError with its `ops` attribute (op, count, nodes, reason per missing op).
+[[noreturn]] void throwUnsupported(const UnsupportedOpsError &error);
+
+} // namespace tico::python

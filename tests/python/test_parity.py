@@ -1,0 +1,52 @@
+"""The Python API and the command-line tools give the same bytes for the same program, and
+CircleModel.save/load round-trips them unchanged."""
+
+import torch
+
+import tico_native
+from conftest import run_tool, write_pt2
+
+
+def test_same_bytes_as_tico_run_and_pt2_to_circle(cnn_program, cnn_circle, tmp_path):
+    pt2 = write_pt2(cnn_program, tmp_path)
+    run_tool("tico-run", "--pipeline", tico_native.DEFAULT_PIPELINE, pt2, "-o", tmp_path / "run.circle", check=True)
+    run_tool("pt2-to-circle", "-i", pt2, "-o", tmp_path / "compat.circle", check=True)
+    assert (tmp_path / "run.circle").read_bytes() == cnn_circle.circle_binary
+    assert (tmp_path / "compat.circle").read_bytes() == cnn_circle.circle_binary
+
+
+def test_save_load_round_trip_is_byte_identical(cnn_circle, cnn, tmp_path):
+    path = tmp_path / "m.circle"
+    cnn_circle.save(path)
+    assert path.read_bytes() == cnn_circle.circle_binary
+    loaded = tico_native.CircleModel.load(path)
+    assert loaded.circle_binary == cnn_circle.circle_binary
+    loaded.save(tmp_path / "again.circle")
+    assert (tmp_path / "again.circle").read_bytes() == cnn_circle.circle_binary
+    x = torch.randn(4, 3, 16, 16)
+    torch.testing.assert_close(loaded(x), cnn_circle(x), rtol=0, atol=0)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["again.circle", "m.circle"]
+
+
+def test_save_replaces_an_existing_file(cnn_circle, tmp_path):
+    path = tmp_path / "m.circle"
+    path.write_bytes(b"old")
+    cnn_circle.save(str(path))
+    assert path.read_bytes() == cnn_circle.circle_binary
+
+
+def test_inspect_is_tico_circle_inspect(cnn_circle, tmp_path):
+    path = tmp_path / "m.circle"
+    cnn_circle.save(path)
+    for flags in ([], ["--tensors", "--operators", "--buffers", "--verify"]):
+        cli = run_tool("tico-circle", "inspect", path, *flags, check=True).stdout
+        ours = tico_native.CircleModel.load(path).inspect(**{f[2:]: True for f in flags})
+        assert ours == cli
+    cli_json = run_tool("tico-circle", "inspect", path, "--json", check=True).stdout
+    assert tico_native.CircleModel.load(path).inspect(as_json=True) == cli_json
+
+
+def test_inspect_names_a_model_in_memory(cnn_circle):
+    first = cnn_circle.inspect().splitlines()[0]
+    assert first.startswith("ExportedProgram: Circle model version 0")
+    assert f"{len(cnn_circle.circle_binary)} bytes" in first
