@@ -8,6 +8,8 @@ namespace tico::passes {
 // Clean-ups that are not passes of the original converter.
 void registerRemoveDeadCode(Registrar &registrar);
 void registerFoldConstantViews(Registrar &registrar);
+// The dtype policy for bfloat16 / float16 programs (docs/passes.md).
+void registerHalfPrecisionPolicy(Registrar &registrar);
 
 // The passes of the original converter's main bundle, in its order (docs/passes.md).
 void registerFillMetaVal(Registrar &registrar);

@@ -9,6 +9,7 @@ void registerAll(tico::Registrar &r) {
   using namespace tico::passes;
   registerRemoveDeadCode(r);
   registerFoldConstantViews(r);
+  registerHalfPrecisionPolicy(r);
   registerFillMetaVal(r);
   registerExtractDtypeKwargs(r);
   registerRemoveNop(r);
