@@ -799,6 +799,7 @@ import modules_ops_misc  # noqa: E402,F401
 
 # Model-level cases (small networks with random weights).
 import models  # noqa: E402,F401
+import models_half  # noqa: E402,F401  (bfloat16 / float16 networks, dtype policy)
 
 # Known gaps as strict expected failures (imported last: it checks every name).
 import modules_expected_failures  # noqa: E402,F401

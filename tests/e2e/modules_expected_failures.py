@@ -32,9 +32,6 @@ EXPECTED_FAILURES: dict[str, list[ExpectedFailure]] = {
     "ArgmaxInt64": [
         _onert('ARG_MAX on an int64 input: onert 0.2 rejects it at load ("OperationValidator failed"; int32 input works); the built-in interpreter runs it and matches eager', BOTH),
     ],
-    "CastFloatToFloat16": [
-        _onert('CAST to float16: onert 0.2 fails at inference ("Cast: Not supported output type"); the built-in interpreter runs it and matches eager', BOTH),
-    ],
     "Conv1dReflectPad": [
         _onert('MIRROR_PAD: onert 0.2 cannot load it ("Unsupported operation: MIRROR_PAD"); the decomposed form pads with slices; the built-in interpreter runs it and matches eager', RAW),
     ],
@@ -91,9 +88,6 @@ EXPECTED_FAILURES: dict[str, list[ExpectedFailure]] = {
     "MinDimValuesAndIndices": [
         _onert('REDUCE_MIN: onert 0.2 cannot load it ("Unsupported operation: REDUCE_MIN"); the built-in interpreter runs it and matches eager', BOTH),
     ],
-    "MulBFloat16Internal": [
-        _onert('bfloat16 tensors: onert 0.2 cannot load them ("Unsupported tensor type"); the built-in interpreter runs it and matches eager', BOTH),
-    ],
     "PReluChannelwise2D": [
         _onert('PRELU: the CPU backend of onert 0.2 has no kernel for it ("KernelGenerator: NYI for operation \'PReLU\'"); the decomposed form uses elementwise ops; the built-in interpreter runs it and matches eager', RAW),
     ],
@@ -119,23 +113,11 @@ EXTENDED_EXPECTED_FAILURES: dict[str, list[ExpectedFailure]] = {
     "AbsInt64": [
         ExpectedFailure('onert', 'onert 0.2 rejects the model at session preparation (NNFW_STATUS_ERROR); Circle ops: [ABS]', BOTH),
     ],
-    "AddBFloat16Constant": [
-        ExpectedFailure('onert', 'onert 0.2 rejects the model at load (NNFW_STATUS_ERROR)', BOTH),
-    ],
-    "AddFloat16": [
-        ExpectedFailure('conversion', 'aten::add.Tensor has no Circle lowering: arithmetic on torch.float16 tensors is not supported', BOTH),
-    ],
     "Amin": [
         ExpectedFailure('onert', 'onert 0.2 rejects the model at load (NNFW_STATUS_ERROR)', BOTH),
     ],
     "AvgPool3d": [
         ExpectedFailure('conversion', 'aten::avg_pool3d.default has no Circle lowering: no lowering registered', BOTH),
-    ],
-    "CastFloat16ToFloat": [
-        ExpectedFailure('onert', 'onert 0.2 rejects the model at session preparation (NNFW_STATUS_ERROR); Circle ops: [CAST]', BOTH),
-    ],
-    "CastFloatToBFloat16RoundTrip": [
-        ExpectedFailure('onert', 'onert 0.2 rejects the model at load (NNFW_STATUS_ERROR)', BOTH),
     ],
     "CatBool": [
         ExpectedFailure('onert', 'onert 0.2 fails at inference (NNFW_STATUS_ERROR); Circle ops: [CONCATENATION]', BOTH),
@@ -259,9 +241,6 @@ EXTENDED_EXPECTED_FAILURES: dict[str, list[ExpectedFailure]] = {
     ],
     "MulBool": [
         ExpectedFailure('conversion', 'aten::mul.Tensor has no Circle lowering: arithmetic on torch.bool tensors is not supported', BOTH),
-    ],
-    "MulFloat16Scalar": [
-        ExpectedFailure('conversion', 'aten::mul.Tensor has no Circle lowering: arithmetic on torch.float16 tensors is not supported', BOTH),
     ],
     "PReluChannelwise": [
         ExpectedFailure('onert', 'onert 0.2 rejects the model at session preparation (NNFW_STATUS_ERROR); Circle ops: [TRANSPOSE, PRELU, TRANSPOSE]', RAW),
