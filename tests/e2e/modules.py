@@ -796,6 +796,7 @@ import modules_ops_pool_norm  # noqa: E402,F401
 import modules_ops_index  # noqa: E402,F401
 import modules_ops_shape  # noqa: E402,F401
 import modules_ops_misc  # noqa: E402,F401
+import modules_ops_unary  # noqa: E402,F401
 
 # Model-level cases (small networks with random weights).
 import models  # noqa: E402,F401

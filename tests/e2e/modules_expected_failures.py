@@ -186,9 +186,6 @@ EXTENDED_EXPECTED_FAILURES: dict[str, list[ExpectedFailure]] = {
     "DynamicRMSNormSeq": [
         ExpectedFailure('onert', 'onert 0.2 rejects the model at session preparation (NNFW_STATUS_ERROR); Circle ops: [RMS_NORM]', RAW),
     ],
-    "Erf": [
-        ExpectedFailure('conversion', 'aten::erf.default has no Circle lowering: no lowering registered', BOTH),
-    ],
     "HardtanhDefault": [
         ExpectedFailure('onert', 'onert 0.2 rejects the model at session preparation (NNFW_STATUS_ERROR); Circle ops: [RELU_N1_TO_1]', BOTH),
     ],
@@ -253,9 +250,6 @@ EXTENDED_EXPECTED_FAILURES: dict[str, list[ExpectedFailure]] = {
     ],
     "SelectToScalar": [
         ExpectedFailure('onert', 'onert 0.2 crashes (segmentation fault) in session.infer on the model (a RESHAPE to a scalar, whose shape operand is an empty int32[0] constant)', BOTH, crashes=True),
-    ],
-    "Sign": [
-        ExpectedFailure('conversion', 'aten::sign.default has no Circle lowering: no lowering registered', BOTH),
     ],
     "SumBool": [
         ExpectedFailure('onert', 'onert 0.2 rejects the model at session preparation (NNFW_STATUS_ERROR); Circle ops: [GREATER, CAST, SUM]', BOTH),
