@@ -27,4 +27,7 @@ void registerCompact(Registrar &r);
 void registerFuseActivationFunction(Registrar &r);
 void registerDeduplicateConstants(Registrar &r);
 
+// The dtype policy's optional float16 weight storage (docs/circle-passes.md).
+void registerStoreFloat16Weights(Registrar &r);
+
 } // namespace tico::circle_passes

@@ -26,6 +26,7 @@ void registerAll(tico::Registrar &r) {
   registerCompact(r);
   registerFuseActivationFunction(r);
   registerDeduplicateConstants(r);
+  registerStoreFloat16Weights(r);
 }
 
 } // namespace
