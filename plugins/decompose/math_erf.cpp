@@ -9,7 +9,8 @@
 // erfc keeps its relative accuracy far into the tail. Measured in float32 over [-10, 10] (and
 // geometric grids down to 1e-30): erf within 1.1e-7 absolute / 1.7e-7 relative, erfc within
 // 1.7e-7 absolute / 6.7e-7 relative (erfc values above 1e-36). erf(+-inf) = +-1, erfc(+inf) = 0,
-// erfc(-inf) = 2, NaN stays NaN; both branches are computed and where() picks one.
+// erfc(-inf) = 2 (|x| > 10 is computed as 10, whose erfc rounds to 0), NaN stays NaN; both
+// branches are computed and where() picks one.
 #include "math_unary.h"
 
 namespace tico::decompose {
@@ -35,9 +36,11 @@ struct ErfParts {
 };
 
 ErfParts erfParts(Builder &b, Value *x) {
-  Value *a = abs(b, x);
-  Value *small = lt(b, a, 1.0);
+  Value *small = lt(b, abs(b, x), 1.0);
   Value *erf_small = b.mul(A(x), A(polynomial(b, b.mul(A(x), A(x)), kSmall)));
+  // erfc(10) is below float32's smallest subnormal: |x| > 10 computes erfc(10) (0 after
+  // rounding), which keeps +-inf out of the tail's arithmetic (inf - inf); NaN passes through.
+  Value *a = where(b, gt(b, abs(b, x), 10.0), A(10.0), A(abs(b, x)));
   Value *t = op1(b, "aten::reciprocal.default", b.add(A(b.mul(A(a), A(0.5))), A(1.0)));
   Value *h = b.mul(A(op1(b, "aten::floor.default", b.mul(A(a), A(16.0)))), A(1.0 / 16));
   Value *rest = b.mul(A(b.sub(A(a), A(h))), A(b.add(A(a), A(h))));
