@@ -62,7 +62,8 @@ public:
           outputs[i].value.asValue()->isTensor() && outputs[i].value.asValue()->dtype() == DType::Float16)
         float16_outputs.push_back(i);
     for (Node *node : snapshot(graph))
-      computeInFloat32(*node);
+      if (!isFloat16Boundary(graph, *node))
+        computeInFloat32(*node);
     keepFloat16Interface(graph, float16_inputs, float16_outputs);
     return changed_;
   }
@@ -124,6 +125,8 @@ private:
     for (Value *input : inputs) {
       if (!input->hasUsers() && !graph.isGraphOutput(input))
         continue;
+      if (widenedOnlyByCasts(graph, input))
+        continue; // an earlier run placed the cast (the pass may run in a fixed-point stage)
       Builder b(graph, first, input->name());
       Value *wide = b.cast(input, DType::Float32);
       replaceUsesExceptReader(graph, input, wide, wide->producer());
@@ -137,6 +140,23 @@ private:
       graph.setOutputValue(index, Argument::value(b.cast(value, DType::Float16)));
       changed_ = true;
     }
+  }
+
+  // interface=float16: a float32 -> float16 cast that produces a user output is the narrowing
+  // at the boundary (placed by an earlier run, or the model's own final cast): it stays.
+  bool isFloat16Boundary(const Graph &graph, const Node &node) const {
+    return float16_interface_ && isOp(node, {"aten::_to_copy.default"}) &&
+           node.output()->dtype() == DType::Float16 && node.input(0)->dtype() == DType::Float32 &&
+           graph.isGraphOutput(node.output());
+  }
+
+  static bool widenedOnlyByCasts(const Graph &graph, const Value *input) {
+    if (graph.isGraphOutput(input))
+      return false;
+    for (const Node *user : input->users())
+      if (!isOp(*user, {"aten::_to_copy.default"}) || user->output()->dtype() != DType::Float32)
+        return false;
+    return true;
   }
 
   bool float16_interface_;
