@@ -9,7 +9,9 @@
 //   frac(x) = x - trunc(x);  fix = trunc;  positive = x
 //   hardshrink(x, l) = where(|x| <= l, 0, x)  (NaN passes through, as ATen's formula)
 //   softshrink(x, l) = where(x > l, x - l, where(x < -l, x + l, 0))
-//   logit(x, eps) = log(z / (1 - z)), z = clamp(x, eps, 1 - eps) when eps is given
+//   logit(x, eps) = log(z / (1 - z)), z = clamp(x, eps, 1 - eps) when eps is given; logit(1) =
+//                   inf as a constant (onert 0.2's DIV saturates 1 / 0 to float32 max)
+//   mul(a, b) of two bool tensors = logical_and(a, b)   (isfinite after run_decompositions)
 #include "math_unary.h"
 
 #include <limits>
@@ -106,7 +108,21 @@ Replacement logit(Builder &b, Node &n) {
   Value *z = x;
   if (!eps.isNone())
     z = b.make("aten::clamp.default", {A(x), A(eps.asDouble()), A(1.0 - eps.asDouble())});
-  return std::vector<Value *>{log(b, b.div(A(z), A(b.make("aten::rsub.Scalar", {A(z), A(1.0)}))))};
+  Value *y = log(b, b.div(A(z), A(b.make("aten::rsub.Scalar", {A(z), A(1.0)}))));
+  if (!eps.isNone())
+    return std::vector<Value *>{y};
+  // logit(1) = inf as a constant: onert 0.2's DIV saturates 1 / 0 to float32 max.
+  return std::vector<Value *>{where(b, eq(b, x, 1.0), A(std::numeric_limits<double>::infinity()), A(y))};
+}
+
+// mul of two bool tensors (ATen's decomposition of isfinite multiplies two masks) is their
+// logical and; MUL has no bool kernel.
+Replacement boolProduct(Builder &b, Node &n) {
+  const Argument &self = n.arg(0), &other = n.arg(1);
+  if (n.output()->dtype() != DType::Bool || !passes::isTensorValue(self) || !passes::isTensorValue(other) ||
+      self.asValue()->dtype() != DType::Bool || other.asValue()->dtype() != DType::Bool)
+    return std::nullopt;
+  return std::vector<Value *>{b.make("aten::logical_and.default", {self, other})};
 }
 
 } // namespace
@@ -126,7 +142,8 @@ std::vector<Rule> mathClassifyRules() {
           {"aten::positive.default", positive},
           {"aten::hardshrink.default", hardshrink},
           {"aten::softshrink.default", softshrink},
-          {"aten::logit.default", logit}};
+          {"aten::logit.default", logit},
+          {"aten::mul.Tensor", boolProduct}};
 }
 
 } // namespace tico::decompose

@@ -1,11 +1,13 @@
 // Exponentials and logarithms Circle has no operator for, from EXP / LOG / POW:
 //   expm1(x) = x + x^2/2! + ... + x^8/8! for |x| < 0.5 (Taylor: truncation below 5e-9 relative;
 //              exp(x) - 1 would lose up to all significant digits near 0), exp(x) - 1 otherwise
-//   exp2(x)  = pow(2, x)          (POW keeps exact powers of two exact; exp(x ln 2) would not)
+//   exp2(x)  = pow(2, x)          (POW keeps exact powers of two exact; exp(x ln 2) would not),
+//              inf from x = 128 on as a constant (onert 0.2's POW saturates overflow to float32 max)
 //   log2(x)  = log(x) * (1 / ln 2),  log10(x) = log(x) * (1 / ln 10)   (one extra rounding)
 //   special_expm1 / special_log1p are aliases (after run_decompositions() they are expm1 / log1p)
 #include "math_unary.h"
 
+#include <limits>
 #include <numbers>
 
 namespace tico::decompose {
@@ -30,7 +32,10 @@ Replacement exp2(Builder &b, Node &n) {
   if (!isFloat32(x))
     return std::nullopt;
   Value *two = b.scalarConstant("two", DType::Float32, 2.0);
-  return std::vector<Value *>{b.make("aten::pow.Tensor_Tensor", {A(two), A(x)})};
+  Value *power = b.make("aten::pow.Tensor_Tensor", {A(two), A(x)});
+  // 2^x overflows float32 from x = 128 on; onert 0.2's POW saturates that to float32 max.
+  Value *overflow = b.make("aten::ge.Scalar", {A(x), A(128.0)});
+  return std::vector<Value *>{where(b, overflow, A(std::numeric_limits<double>::infinity()), A(power))};
 }
 
 Rewrite scaledLog(double scale) {

@@ -4,11 +4,13 @@
 //   cosh(x)  = exp(|x| - ln 2) + exp(-|x|) / 2                     (finite up to cosh's own limit)
 //   asinh(x) = sign(x) log1p(a + a^2 / (1 + sqrt(1 + a^2))), a = |x|; log(a) + ln 2 for a > 1e4
 //   acosh(x) = log1p(y + sqrt(y (x + 1))), y = x - 1;                 log(x) + ln 2 for x > 1e4
-//   atanh(x) = log1p(2x / (1 - x)) / 2
+//   atanh(x) = log1p(2x / (1 - x)) / 2, +-inf at x = +-1 as constants (onert 0.2's DIV and POW
+//              saturate an infinite result to +-float32 max; SELECT_V2 of a constant does not)
 // The large-argument forms drop terms below 3e-9 relative. Outside the domain (acosh of x < 1,
 // atanh of |x| > 1) sqrt / log1p of a negative number give NaN as PyTorch does.
 #include "math_unary.h"
 
+#include <limits>
 #include <numbers>
 
 namespace tico::decompose {
@@ -70,7 +72,11 @@ Replacement atanh(Builder &b, Node &n) {
   if (!isFloat32(x))
     return std::nullopt;
   Value *ratio = b.div(A(b.mul(A(x), A(2.0))), A(b.make("aten::rsub.Scalar", {A(x), A(1.0)})));
-  return std::vector<Value *>{b.mul(A(log1p(b, ratio)), A(0.5))};
+  Value *y = b.mul(A(log1p(b, ratio)), A(0.5));
+  // The poles as constants: onert 0.2's DIV saturates x / 0 to the largest float.
+  const double inf = std::numeric_limits<double>::infinity();
+  y = where(b, b.make("aten::eq.Scalar", {A(x), A(1.0)}), A(inf), A(y));
+  return std::vector<Value *>{where(b, b.make("aten::eq.Scalar", {A(x), A(-1.0)}), A(-inf), A(y))};
 }
 
 } // namespace
