@@ -501,7 +501,7 @@ TEST(CircleWriter, StridedViewsAreMaterialisedRowMajor) {
 // released behind the conversion and the widened storage never converted in memory as a whole.
 TEST(CircleWriter, WidenedPayloadsAreConvertedWhileStreaming) {
   TempDir dir;
-  const std::size_t count = (5u << 20) + 3; // more than one 4 Mi-element chunk, odd tail
+  const std::size_t count = (12u << 20) + 3; // 24 MiB: three 4 Mi-element chunks and an odd tail
   std::vector<uint16_t> bf16(count);
   for (std::size_t i = 0; i < count; ++i)
     bf16[i] = static_cast<uint16_t>(0x3f80u + (i % 97)); // 1.0 and its bfloat16 neighbours
@@ -530,7 +530,9 @@ TEST(CircleWriter, WidenedPayloadsAreConvertedWhileStreaming) {
   CircleWriteOptions options;
   options.force_external_buffers = true;
   writeCircleFile(model, dir.file("widened.circle"), options);
-  EXPECT_LT(residentKiB(weights), 1024L) << "converted ranges are released from the resident set";
+  // Reading through the mapping (the conversion cannot use copy_file_range) may leave a page
+  // cache folio or two mapped; what matters is that residency does not grow with the weights.
+  EXPECT_LT(residentKiB(weights), 4096L) << "converted ranges are released from the resident set";
 
   const auto bytes = readFile(dir.file("widened.circle"));
   ASSERT_TRUE(verifies(bytes));

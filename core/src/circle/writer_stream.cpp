@@ -85,7 +85,9 @@ void writeWidenedPayload(const PayloadPlacement &payload, ByteSink &sink) {
       file->release(narrow.storage->fileOffset() + first + 2 * done, 2 * n);
     done += n;
   }
-  if (!contiguous && file != nullptr)
+  // Once more over the whole extent: reading through the mapping lets the kernel map pages
+  // around each fault (fault-around), including pages of chunks already released.
+  if (file != nullptr)
     file->release(narrow.storage->fileOffset() + first, last - first);
 }
 
