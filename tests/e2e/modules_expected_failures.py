@@ -128,9 +128,6 @@ EXTENDED_EXPECTED_FAILURES: dict[str, list[ExpectedFailure]] = {
     "Ceil": [
         ExpectedFailure('onert', 'onert 0.2 rejects the model at load (NNFW_STATUS_ERROR)', BOTH),
     ],
-    "Celu": [
-        ExpectedFailure('conversion', 'aten::expm1.default has no Circle lowering: no lowering registered', DECOMPOSED),
-    ],
     "ClampInt64": [
         ExpectedFailure('onert', 'onert 0.2 rejects the model at session preparation (NNFW_STATUS_ERROR); Circle ops: [MAXIMUM, MINIMUM]', BOTH),
     ],
@@ -238,9 +235,6 @@ EXTENDED_EXPECTED_FAILURES: dict[str, list[ExpectedFailure]] = {
     ],
     "MmConstLhs": [
         ExpectedFailure('onert', 'onert 0.2 rejects the model at load (NNFW_STATUS_ERROR)', BOTH),
-    ],
-    "MulBool": [
-        ExpectedFailure('conversion', 'aten::mul.Tensor has no Circle lowering: arithmetic on torch.bool tensors is not supported', BOTH),
     ],
     "PReluChannelwise": [
         ExpectedFailure('onert', 'onert 0.2 rejects the model at session preparation (NNFW_STATUS_ERROR); Circle ops: [TRANSPOSE, PRELU, TRANSPOSE]', RAW),
