@@ -24,7 +24,13 @@ void evaluate(const Registry &registry, const Graph &graph, const EvaluateReques
   std::filesystem::create_directories(request.output_dir);
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     std::string path = (std::filesystem::path(request.output_dir) / ("out" + std::to_string(i) + ".npy")).string();
-    if (outputs[i].tensor) {
+    if (outputs[i].tensor && outputs[i].tensor->dtype == DType::BFloat16) {
+      // .npy has no bfloat16: written as float32, which holds every bfloat16 value exactly.
+      const TensorData &t = *outputs[i].tensor;
+      TensorData wide{Storage::widenedToFloat32(t.storage, DType::BFloat16), DType::Float32, t.sizes, t.strides,
+                      t.storage_offset};
+      writeNpy(path, wide);
+    } else if (outputs[i].tensor) {
       writeNpy(path, *outputs[i].tensor);
     } else if (outputs[i].scalar) {
       // Scalar outputs (SymInt results) are written as 0-d int64/float64 arrays.

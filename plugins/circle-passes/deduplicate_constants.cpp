@@ -19,8 +19,23 @@
 namespace tico::circle_passes {
 namespace {
 
-// Calls `fn(pointer, size)` on the row-major bytes of `data`, copying only strided views.
+// Widened payloads (the dtype policy's float32 views of half-precision weights) are hashed and
+// compared through their 16-bit source, so deduplication never converts a model's weights in
+// memory; a widened payload and a plain one are never merged (a missed merge is harmless).
+DType widenedFrom(const TensorData &data) {
+  return data.storage && data.storage->widenedFrom() ? data.storage->widenedFromDType() : DType::Unknown;
+}
+
+// Calls `fn(pointer, size)` on the row-major bytes of `data` (of its 16-bit source when it is
+// widened), copying only strided views.
 template <typename Fn> auto withBytes(const TensorData &data, Fn &&fn) {
+  if (widenedFrom(data) != DType::Unknown) {
+    TensorData narrow = data;
+    narrow.storage = data.storage->widenedFrom();
+    narrow.dtype = widenedFrom(data);
+    std::vector<std::byte> bytes = narrow.contiguousBytes();
+    return fn(bytes.data(), bytes.size());
+  }
   if (data.isContiguous())
     return fn(data.data(), data.nbytes());
   std::vector<std::byte> bytes = data.contiguousBytes();
@@ -39,7 +54,7 @@ uint64_t contentHash(const TensorData &data) {
 }
 
 bool sameBytes(const TensorData &a, const TensorData &b) {
-  if (a.nbytes() != b.nbytes())
+  if (a.nbytes() != b.nbytes() || widenedFrom(a) != widenedFrom(b))
     return false;
   return withBytes(a, [&](const std::byte *pa, std::size_t n) {
     return withBytes(b, [&](const std::byte *pb, std::size_t) { return n == 0 || std::memcmp(pa, pb, n) == 0; });

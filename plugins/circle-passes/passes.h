@@ -29,5 +29,7 @@ void registerDeduplicateConstants(Registrar &r);
 
 // Portability of converted models to runtimes with known quirks.
 void registerIsolateActivatedOutputs(Registrar &r);
+// The dtype policy's optional float16 weight storage (docs/circle-passes.md).
+void registerStoreFloat16Weights(Registrar &r);
 
 } // namespace tico::circle_passes

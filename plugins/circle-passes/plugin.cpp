@@ -27,6 +27,7 @@ void registerAll(tico::Registrar &r) {
   registerFuseActivationFunction(r);
   registerDeduplicateConstants(r);
   registerIsolateActivatedOutputs(r);
+  registerStoreFloat16Weights(r);
 }
 
 } // namespace

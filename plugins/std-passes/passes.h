@@ -10,6 +10,8 @@ void registerRemoveDeadCode(Registrar &registrar);
 void registerFoldConstantViews(Registrar &registrar);
 void registerFunctionalize(Registrar &registrar);
 void registerStateWrites(Registrar &registrar);
+// The dtype policy for bfloat16 / float16 programs (docs/passes.md).
+void registerHalfPrecisionPolicy(Registrar &registrar);
 
 // The passes of the original converter's main bundle, in its order (docs/passes.md).
 void registerFillMetaVal(Registrar &registrar);

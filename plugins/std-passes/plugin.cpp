@@ -11,6 +11,7 @@ void registerAll(tico::Registrar &r) {
   registerFoldConstantViews(r);
   registerFunctionalize(r);
   registerStateWrites(r);
+  registerHalfPrecisionPolicy(r);
   registerFillMetaVal(r);
   registerExtractDtypeKwargs(r);
   registerRemoveNop(r);

@@ -65,6 +65,8 @@ def require_success(run: ToolRun, what: str) -> None:
 
 
 def to_numpy(tensor: torch.Tensor) -> np.ndarray:
+    if tensor.dtype == torch.bfloat16:
+        tensor = tensor.float()  # NumPy has no bfloat16; float32 holds every value exactly
     # A copy: programs may write their inputs in place, and an array sharing memory with an
     # input tensor would change when eager PyTorch runs the program.
     return tensor.detach().cpu().contiguous().numpy().copy()

@@ -796,6 +796,7 @@ import modules_ops_pool_norm  # noqa: E402,F401
 import modules_ops_index  # noqa: E402,F401
 import modules_ops_shape  # noqa: E402,F401
 import modules_ops_misc  # noqa: E402,F401
+import modules_ops_unary  # noqa: E402,F401
 
 # Programs that write (in-place ops, out= variants, copies into buffers and inputs).
 import modules_mutation  # noqa: E402,F401
@@ -805,6 +806,7 @@ import modules_model_patterns  # noqa: E402,F401
 
 # Model-level cases (small networks with random weights).
 import models  # noqa: E402,F401
+import models_half  # noqa: E402,F401  (bfloat16 / float16 networks, dtype policy)
 
 # Known gaps as strict expected failures (imported last: it checks every name).
 import modules_expected_failures  # noqa: E402,F401

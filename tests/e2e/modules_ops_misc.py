@@ -72,7 +72,7 @@ define_case(
 # Casts (aten._to_copy and friends).
 # ---------------------------------------------------------------------------
 
-for _name, _fn, _make in [
+for _name, _fn, _make, *_tolerance in [
     ("CastFloatToInt64", lambda x: x.to(torch.int64), lambda: (randn(3, 4, seed=1) * 10,)),
     ("CastFloatToInt32", lambda x: x.int(), lambda: (randn(3, 4, seed=1) * 10,)),
     ("CastInt64ToFloat", lambda x: x.float() * 0.5, lambda: (randint(3, 4, high=100, seed=1),)),
@@ -83,14 +83,17 @@ for _name, _fn, _make in [
     ("CastBoolToInt64", lambda x: x.long(), lambda: (randbool(3, 4, seed=1),)),
     ("CastFloatToBool", lambda x: x.bool(), lambda: (torch.tensor([[0.0, 1.5, -2.0], [0.0, 0.0, 3.0]]),)),
     ("CastInt64ToBool", lambda x: x.to(torch.bool), lambda: (randint(3, 4, low=-1, high=2, seed=1),)),
-    ("CastFloatToFloat16", lambda x: x.half(), lambda: (randn(3, 4, seed=1),)),
+    # Under the dtype policy (half-precision-policy) casts to a half type are computed in
+    # float32, i.e. skipped: the Circle output is the unrounded value, eager's is rounded once
+    # (2**-11 relative for float16, 2**-8 for bfloat16), hence the tolerances.
+    ("CastFloatToFloat16", lambda x: x.half(), lambda: (randn(3, 4, seed=1),), {"rtol": 1e-3, "atol": 1e-3}),
     ("CastFloat16ToFloat", lambda x: x.float(), lambda: (randn(3, 4, seed=1, dtype=torch.float16),)),
-    ("CastFloatToBFloat16RoundTrip", lambda x: x.to(torch.bfloat16).to(torch.float32), lambda: (randn(3, 4, seed=1),)),
+    ("CastFloatToBFloat16RoundTrip", lambda x: x.to(torch.bfloat16).to(torch.float32), lambda: (randn(3, 4, seed=1),), {"rtol": 1e-2, "atol": 1e-2}),
     ("CastRedundantSameDtype", lambda x: x.to(torch.float32) + 1.0, lambda: (randn(3, 4, seed=1),)),
     ("CastTypeAs", lambda x: (x > 0).type_as(x) * x, lambda: (randn(3, 4, seed=1),)),
     ("CastToWithMemoryFormat", lambda x: x.to(memory_format=torch.channels_last) * 2.0, lambda: (randn(1, 3, 2, 2, seed=1),)),
 ]:
-    define_case(_name, lambda self, x, fn=_fn: fn(x), _make)
+    define_case(_name, lambda self, x, fn=_fn: fn(x), _make, **(_tolerance[0] if _tolerance else {}))
 
 # ---------------------------------------------------------------------------
 # Constant producers: the value is written into the Circle buffer.

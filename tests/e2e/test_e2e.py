@@ -19,6 +19,20 @@ both):
    also covers what onert cannot run (Circle extension ops), where eager is the
    only reference.
 
+Half-precision programs follow the default pipeline's dtype policy
+(``half-precision-policy``, docs/passes.md): the Circle model computes in
+float32 and its interface is float32 where the program has float16 or
+bfloat16 user inputs and outputs.  The Circle runtimes and the evaluator after
+the pipeline are fed float32 copies of the inputs and compared with the eager
+outputs widened to float32 (``InputSet.circle_*``); cases with
+``float32_reference = True`` are compared with eager PyTorch on a float32 copy
+of the module instead (``module.float()``, the policy's numerical model).  The
+checks that run the program in its own precision (export round trip, the
+evaluator before any pass) compare with the half-precision eager outputs at
+``half_rtol`` / ``half_atol`` (default: the case's tolerance).  NumPy has no
+bfloat16, so bfloat16 outputs are widened to float32 everywhere (``tico-run
+--evaluate`` writes them as float32 too).
+
 Known gaps are strict expected failures declared by the case (see
 ``case_registry.ExpectedFailure``); the interpreter test honours the
 ``conversion`` stage (no Circle file, nothing to run) and an ``interpreter``
@@ -99,10 +113,18 @@ def cases_for(test: str) -> list:
 
 @dataclass
 class InputSet:
-    """Flat user inputs (in ExportedProgram order) and the eager outputs they give."""
+    """Flat user inputs (in ExportedProgram order) and the eager outputs they give.
+
+    ``circle_inputs`` / ``circle_outputs`` are what the Circle model takes and
+    must produce under the dtype policy (float32 for half-precision values; the
+    float32 reference for ``float32_reference`` cases); for other programs they
+    are the same arrays.
+    """
 
     inputs: list[np.ndarray]
     outputs: list[np.ndarray]
+    circle_inputs: list[np.ndarray]
+    circle_outputs: list[np.ndarray]
 
 
 @dataclass
@@ -118,6 +140,8 @@ class PreparedCase:
     expected_outputs: list[circle_tools.ExpectedTensor]
     rtol: float
     atol: float
+    half_rtol: float  # for checks computed in the program's own (half) precision
+    half_atol: float
     conversion: ToolRun | None = None  # filled on first use, then shared
     circle: Path = field(init=False)
 
@@ -125,12 +149,36 @@ class PreparedCase:
         self.circle = self.directory / "model.circle"
 
 
+def circle_array(array: np.ndarray) -> np.ndarray:
+    """The array as the Circle interface carries it under the default dtype policy (float16 -> float32)."""
+    return array.astype(np.float32) if array.dtype == np.float16 else array
+
+
+def _float32_copy(value):
+    """Half-precision tensors of an input tree as float32 (others unchanged)."""
+    if isinstance(value, torch.Tensor) and value.dtype in (torch.float16, torch.bfloat16):
+        return value.float()
+    return value
+
+
 def eager_input_set(module: torch.nn.Module, program, args: tuple, kwargs: dict) -> InputSet:
     # The inputs as they are before the call: a program may write its inputs in place.
     inputs = [to_numpy(t) for t in flat_user_inputs(program, args, kwargs)]
     with torch.no_grad():
-        outputs = module(*copy.deepcopy(args), **copy.deepcopy(kwargs))
-    return InputSet(inputs=inputs, outputs=[to_numpy(t) for t in pytree.tree_leaves(outputs)])
+        outputs = [to_numpy(t) for t in pytree.tree_leaves(module(*copy.deepcopy(args), **copy.deepcopy(kwargs)))]
+    circle_outputs = [circle_array(array) for array in outputs]
+    if getattr(module, "float32_reference", False):
+        # The dtype policy's numerical model: the same weights and inputs, computed in float32.
+        wide = copy.deepcopy(module).float()
+        wide_args, wide_kwargs = pytree.tree_map(_float32_copy, copy.deepcopy((args, kwargs)))
+        with torch.no_grad():
+            circle_outputs = [to_numpy(t) for t in pytree.tree_leaves(wide(*wide_args, **wide_kwargs))]
+    return InputSet(
+        inputs=inputs,
+        outputs=outputs,
+        circle_inputs=[circle_array(array) for array in inputs],
+        circle_outputs=circle_outputs,
+    )
 
 
 def _interface(values: list, examples: list[np.ndarray]) -> list[circle_tools.ExpectedTensor]:
@@ -170,6 +218,8 @@ def prepare_case(name: str, variant: str, directory: Path) -> PreparedCase:
         second_args, second_kwargs = module.get_second_inputs()
         second = eager_input_set(module, program, second_args, second_kwargs)
 
+    rtol = getattr(module, "rtol", modules.DEFAULT_RTOL)
+    atol = getattr(module, "atol", modules.DEFAULT_ATOL)
     input_fakes, output_fakes = _user_io_fakes(program)
     assert len(input_fakes) == len(first.inputs), f"{name}: {len(input_fakes)} user inputs, {len(first.inputs)} arrays"
     assert len(output_fakes) == len(first.outputs), f"{name}: {len(output_fakes)} user outputs, {len(first.outputs)} eager"
@@ -185,10 +235,12 @@ def prepare_case(name: str, variant: str, directory: Path) -> PreparedCase:
         program=program,
         first=first,
         second=second,
-        expected_inputs=_interface(input_fakes, first.inputs),
-        expected_outputs=_interface(output_fakes, first.outputs),
-        rtol=getattr(module, "rtol", modules.DEFAULT_RTOL),
-        atol=getattr(module, "atol", modules.DEFAULT_ATOL),
+        expected_inputs=_interface(input_fakes, first.circle_inputs),
+        expected_outputs=_interface(output_fakes, first.circle_outputs),
+        rtol=rtol,
+        atol=atol,
+        half_rtol=getattr(module, "half_rtol", rtol),
+        half_atol=getattr(module, "half_atol", atol),
     )
 
 
@@ -292,7 +344,7 @@ def test_export_only(workspace: Workspace, name: str, variant: str):
         args, kwargs = pytree.tree_unflatten(flat, in_spec)
         with torch.no_grad():
             outputs = [to_numpy(t) for t in pytree.tree_leaves(loaded(*args, **kwargs))]
-        assert_outputs_match(outputs, inputs.outputs, case.rtol, case.atol, f"{name}-{variant} reloaded, {label}")
+        assert_outputs_match(outputs, inputs.outputs, case.half_rtol, case.half_atol, f"{name}-{variant} reloaded, {label}")
 
 
 @pytest.mark.parametrize("name, variant", cases_for("circle_structure"))
@@ -317,26 +369,34 @@ def test_onert(workspace: Workspace, tico_run: Path, pipeline: Path, name: str, 
         # was never prepared for.
         session = infer.session(str(case.circle))
         try:
-            outputs = [np.array(out) for out in session.infer([array.copy() for array in inputs.inputs])]
+            outputs = [np.array(out) for out in session.infer([array.copy() for array in inputs.circle_inputs])]
         except Exception as error:  # onert reports failures as OnertError/ValueError
             raise AssertionError(
                 f"onert failed on {name}-{variant} ({label}): {error}\nCircle operators: {operators}\n{case.conversion.describe()}"
             ) from None
         with_tool_log(
-            lambda: assert_outputs_match(outputs, inputs.outputs, case.rtol, case.atol, f"onert {name}-{variant}, {label}"),
+            lambda: assert_outputs_match(outputs, inputs.circle_outputs, case.rtol, case.atol, f"onert {name}-{variant}, {label}"),
             case.conversion,
             f"Circle operators: {operators}",
         )
 
 
 def run_evaluator(case: PreparedCase, tico_run: Path, pipeline: Path, inputs: InputSet, label: str, stop_after: list[str]):
-    """Runs ``tico-run --evaluate`` on one input set and compares with eager."""
+    """Runs ``tico-run --evaluate`` on one input set and compares with eager.
+
+    Before any pass the graph computes in the program's own precision; after the
+    pipeline it is the Circle model's float32 graph (dtype policy).
+    """
+    frontend = bool(stop_after)
+    arrays = inputs.inputs if frontend else inputs.circle_inputs
+    expected = inputs.outputs if frontend else inputs.circle_outputs
+    rtol, atol = (case.half_rtol, case.half_atol) if frontend else (case.rtol, case.atol)
     directory = case.directory / f"evaluate-{'-'.join(stop_after) or 'pipeline'}-{label.split()[0]}"
     if directory.exists():
         shutil.rmtree(directory)
     directory.mkdir()
     arguments = ["--pipeline", str(pipeline), "--evaluate", *stop_after]
-    for position, array in enumerate(inputs.inputs):
+    for position, array in enumerate(arrays):
         path = directory / f"in{position}.npy"
         np.save(path, array)
         arguments += ["--input", str(path)]
@@ -346,11 +406,11 @@ def run_evaluator(case: PreparedCase, tico_run: Path, pipeline: Path, inputs: In
     run = run_tico(tico_run, arguments)
     require_success(run, f"evaluation of {case.name}-{case.variant} ({label})")
     produced = sorted(p.name for p in out_dir.glob("out*.npy")) if out_dir.is_dir() else []
-    wanted = [f"out{i}.npy" for i in range(len(inputs.outputs))]
+    wanted = [f"out{i}.npy" for i in range(len(expected))]
     assert sorted(produced) == sorted(wanted), f"evaluator wrote {produced}, expected {wanted}\n{run.describe()}"
     outputs = [np.load(out_dir / file) for file in wanted]
     with_tool_log(
-        lambda: assert_outputs_match(outputs, inputs.outputs, case.rtol, case.atol, f"evaluator {' '.join(stop_after)} {case.name}-{case.variant}, {label}"),
+        lambda: assert_outputs_match(outputs, expected, rtol, atol, f"evaluator {' '.join(stop_after)} {case.name}-{case.variant}, {label}"),
         run,
     )
 
@@ -377,7 +437,7 @@ def test_interpreter(workspace: Workspace, tico_run: Path, pipeline: Path, tico_
     case = workspace.converted(name, variant, tico_run, pipeline)
     for label, inputs in input_sets(case):
         directory = case.directory / f"interpreter-{label.split()[0]}"
-        run, outputs = run_interpreter(tico_circle, case.circle, inputs.inputs, directory)
+        run, outputs = run_interpreter(tico_circle, case.circle, inputs.circle_inputs, directory)
         if run.returncode != 0:
             operators = circle_tools.operator_names(circle_tools.load_model(case.circle))
             pytest.fail(
@@ -385,7 +445,7 @@ def test_interpreter(workspace: Workspace, tico_run: Path, pipeline: Path, tico_
                 pytrace=False,
             )
         with_tool_log(
-            lambda: assert_outputs_match(outputs, inputs.outputs, case.rtol, case.atol, f"interpreter {name}-{variant}, {label}"),
+            lambda: assert_outputs_match(outputs, inputs.circle_outputs, case.rtol, case.atol, f"interpreter {name}-{variant}, {label}"),
             run,
             case.conversion.describe(),
         )

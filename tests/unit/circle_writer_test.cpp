@@ -500,6 +500,69 @@ TEST(CircleWriter, StridedViewsAreMaterialisedRowMajor) {
   }
 }
 
+// bfloat16 weights of a mapped file, widened to float32 while they are written: a contiguous
+// view larger than one conversion chunk and a transposed (strided) view, with the mapped pages
+// released behind the conversion and the widened storage never converted in memory as a whole.
+TEST(CircleWriter, WidenedPayloadsAreConvertedWhileStreaming) {
+  TempDir dir;
+  const std::size_t count = (12u << 20) + 3; // 24 MiB: three 4 Mi-element chunks and an odd tail
+  std::vector<uint16_t> bf16(count);
+  for (std::size_t i = 0; i < count; ++i)
+    bf16[i] = static_cast<uint16_t>(0x3f80u + (i % 97)); // 1.0 and its bfloat16 neighbours
+  std::vector<uint8_t> file_bytes(6, 0x11);                // an unaligned start
+  const auto *raw = reinterpret_cast<const uint8_t *>(bf16.data());
+  file_bytes.insert(file_bytes.end(), raw, raw + 2 * count);
+  const std::string weights = dir.file("bf16.bin");
+  writeFile(weights, file_bytes);
+  file_bytes = {};
+
+  auto mapped = MappedFile::open(weights);
+  auto source = Storage::fromMapped(mapped, 6, 2 * count);
+  auto widened = Storage::widenedToFloat32(source, DType::BFloat16);
+  auto whole = std::make_shared<TensorData>();
+  whole->storage = widened;
+  whole->dtype = DType::Float32;
+  whole->sizes = {static_cast<int64_t>(count)};
+  whole->strides = {1};
+  auto transposed = std::make_shared<TensorData>(*whole); // the first 6 elements as 2x3, transposed
+  transposed->sizes = {3, 2};
+  transposed->strides = {1, 3};
+
+  CircleModel model = makeModel();
+  const uint32_t whole_buffer = model.addBuffer(whole);
+  const uint32_t transposed_buffer = model.addBuffer(transposed);
+  CircleWriteOptions options;
+  options.force_external_buffers = true;
+  writeCircleFile(model, dir.file("widened.circle"), options);
+  // Reading through the mapping (the conversion cannot use copy_file_range) may leave a page
+  // cache folio or two mapped; what matters is that residency does not grow with the weights.
+  EXPECT_LT(residentKiB(weights), 4096L) << "converted ranges are released from the resident set";
+
+  const auto bytes = readFile(dir.file("widened.circle"));
+  ASSERT_TRUE(verifies(bytes));
+  auto decoded = circle::GetModel(bytes.data())->UnPack();
+  auto floatsOf = [&](uint32_t index) {
+    const auto &buffer = *decoded->buffers[index];
+    std::vector<float> out(buffer.size / sizeof(float));
+    std::memcpy(out.data(), bytes.data() + buffer.offset, buffer.size);
+    return out;
+  };
+  auto expected = [&](std::size_t i) {
+    const uint32_t bits = static_cast<uint32_t>(bf16[i]) << 16;
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    return f;
+  };
+  const std::vector<float> all = floatsOf(whole_buffer);
+  ASSERT_EQ(all.size(), count);
+  for (std::size_t i = 0; i < count; i += 9973)
+    ASSERT_EQ(all[i], expected(i)) << "element " << i;
+  EXPECT_EQ(all[count - 1], expected(count - 1));
+  EXPECT_EQ(floatsOf(transposed_buffer),
+            (std::vector<float>{expected(0), expected(3), expected(1), expected(4), expected(2), expected(5)}));
+  EXPECT_EQ(serializeCircle(model, options), bytes) << "memory and file writers agree";
+}
+
 // ---- encoding details -----------------------------------------------------------------------------
 
 TEST(CircleWriter, OperatorCodesCarryLegacyAndFullCodes) {

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -73,4 +74,45 @@ TEST(TensorDataTest, OpenReportsMissingFiles) {
   } catch (const Error &e) {
     EXPECT_NE(std::string(e.what()).find("cannot open '/nonexistent/tico.bin'"), std::string::npos);
   }
+}
+
+TEST(TensorDataTest, WidenedStorageConvertsHalfTypesExactly) {
+  // float16: 1, -2, 65504 (largest), 2^-24 (smallest subnormal), -0, inf, nan.
+  const std::vector<uint16_t> half{0x3c00, 0xc000, 0x7bff, 0x0001, 0x8000, 0x7c00, 0x7e00};
+  auto source = TensorData::fromVector(DType::Float16, {7}, half).storage;
+  auto widened = Storage::widenedToFloat32(source, DType::Float16);
+  ASSERT_EQ(widened->size(), 28u);
+  TensorData view{widened, DType::Float32, {7}, {1}, 0};
+  auto bytes = view.contiguousBytes();
+  const float *f = reinterpret_cast<const float *>(bytes.data());
+  EXPECT_EQ(f[0], 1.0f);
+  EXPECT_EQ(f[1], -2.0f);
+  EXPECT_EQ(f[2], 65504.0f);
+  EXPECT_EQ(f[3], std::ldexp(1.0f, -24));
+  EXPECT_TRUE(f[4] == 0.0f && std::signbit(f[4]));
+  EXPECT_TRUE(std::isinf(f[5]) && f[5] > 0);
+  EXPECT_TRUE(std::isnan(f[6]));
+  EXPECT_EQ(widened->data(), widened->data()) << "converted once, then kept";
+  EXPECT_EQ(widened->widenedFrom(), source);
+  EXPECT_EQ(widened->widenedFromDType(), DType::Float16);
+  EXPECT_EQ(source->widenedFrom(), nullptr);
+
+  // bfloat16 is the upper half of float32: 1.0, -3.0 (0xc040), 1.0078125 (0x3f81).
+  auto bf = TensorData::fromVector(DType::BFloat16, {3}, std::vector<uint16_t>{0x3f80, 0xc040, 0x3f81}).storage;
+  TensorData strided{Storage::widenedToFloat32(bf, DType::BFloat16), DType::Float32, {2}, {2}, 0};
+  auto picked = strided.contiguousBytes();
+  const float *g = reinterpret_cast<const float *>(picked.data());
+  EXPECT_EQ(g[0], 1.0f);
+  EXPECT_EQ(g[1], 1.0078125f) << "strided views index the widened storage like the source";
+}
+
+TEST(TensorDataTest, OnlyHalfTypesAreWidened) {
+  auto ints = TensorData::fromVector(DType::Int16, {2}, std::vector<int16_t>{1, 2}).storage;
+  try {
+    Storage::widenedToFloat32(ints, DType::Int16);
+    FAIL() << "int16 storage was widened";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("float16 and bfloat16 only"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(Storage::widenedToFloat32(nullptr, DType::BFloat16), Error);
 }

@@ -51,9 +51,53 @@ void requireFileExtent(const MappedFile &file, uint64_t end, const std::string &
                 " were expected (was it truncated while converting?)");
 }
 
+// Elements converted per write when widening float16 / bfloat16 payloads to float32: bounded
+// so that the converted copy of a weight never exists in memory at once.
+constexpr std::size_t kWidenChunkElements = std::size_t{4} << 20;
+
+// A float32 view of a widened storage (Storage::widenedToFloat32): the same view of the
+// 16-bit source is converted chunk by chunk while it is written, and the source's mapped pages
+// are released behind it. A strided view is first gathered in its 16-bit form (one tensor at
+// a time, half the size of the float32 payload).
+void writeWidenedPayload(const PayloadPlacement &payload, ByteSink &sink) {
+  const TensorData &view = *payload.data;
+  const Storage &storage = *view.storage;
+  TensorData narrow = view;
+  narrow.storage = storage.widenedFrom();
+  narrow.dtype = storage.widenedFromDType();
+  const MappedFile *file = narrow.storage->file();
+  const auto [first, last] = viewExtent(narrow);
+  if (file != nullptr)
+    requireFileExtent(*file, narrow.storage->fileOffset() + last,
+                      "Circle writer: payload of buffer " + std::to_string(payload.buffer_index));
+  const bool contiguous = narrow.isContiguous();
+  std::vector<std::byte> gathered;
+  if (!contiguous)
+    gathered = narrow.contiguousBytes();
+  const std::byte *elements = contiguous ? narrow.data() : gathered.data();
+  const auto count = static_cast<std::size_t>(narrow.numel());
+  std::vector<float> chunk(std::min(count, kWidenChunkElements));
+  for (std::size_t done = 0; done < count;) {
+    const std::size_t n = std::min(count - done, kWidenChunkElements);
+    widenToFloat32(narrow.dtype, elements + 2 * done, chunk.data(), n);
+    sink.write(reinterpret_cast<const std::byte *>(chunk.data()), n * sizeof(float));
+    if (contiguous && file != nullptr)
+      file->release(narrow.storage->fileOffset() + first + 2 * done, 2 * n);
+    done += n;
+  }
+  // Once more over the whole extent: reading through the mapping lets the kernel map pages
+  // around each fault (fault-around), including pages of chunks already released.
+  if (file != nullptr)
+    file->release(narrow.storage->fileOffset() + first, last - first);
+}
+
 void writePayload(const PayloadPlacement &payload, ByteSink &sink, std::vector<std::byte> &scratch) {
   const TensorData &view = *payload.data;
   const Storage &storage = *view.storage;
+  if (storage.widenedFrom()) {
+    writeWidenedPayload(payload, sink);
+    return;
+  }
   const MappedFile *file = storage.file();
   if (view.isContiguous()) {
     const uint64_t start = static_cast<uint64_t>(view.storage_offset) * elementSize(view.dtype);

@@ -602,12 +602,14 @@ const std::map<std::string, Rule> &rules() {
                            "detach", "detach_copy", "contiguous", "lift_fresh_copy", "dropout",
                            "feature_dropout", "alpha_dropout", "feature_alpha_dropout", "celu", "selu",
                            "prelu", "floor", "ceil", "round", "sign", "square", "bitwise_not", "cumsum",
-                           "_prelu_kernel", "fill"})
+                           "_prelu_kernel", "fill", "trunc", "fix", "frac", "sgn", "positive"})
       t[std::string("aten::") + op] = same;
     for (const char *op : {"sigmoid", "tanh", "exp", "log", "log1p", "sqrt", "rsqrt", "sin", "cos", "erf",
-                           "reciprocal", "expm1", "log2"})
+                           "reciprocal", "expm1", "log2", "log10", "exp2", "erfc", "tan", "atan", "asin",
+                           "acos", "sinh", "cosh", "asinh", "acosh", "atanh", "sinc", "logit",
+                           "special_erf", "special_expm1", "special_log1p", "deg2rad", "rad2deg"})
       t[std::string("aten::") + op] = floatUnary;
-    for (const char *op : {"logical_not", "isnan", "isinf"})
+    for (const char *op : {"logical_not", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit"})
       t[std::string("aten::") + op] = boolSame;
     for (const char *op : {"add", "sub", "mul", "rsub", "maximum", "minimum", "remainder", "fmod",
                            "bitwise_and", "bitwise_or", "bitwise_xor"})

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -57,9 +58,23 @@ public:
   // owner for as long as the Storage lives, so results are adopted without a copy.
   static std::shared_ptr<const Storage> fromExternal(const std::byte *data, std::size_t size,
                                                      std::shared_ptr<const void> keepalive);
+  // The elements of `source` (of type `source_dtype`: Float16 or BFloat16) widened to float32,
+  // element i to element i, so every strided view of the source is the same view of this one.
+  // Nothing is converted here: the Circle writer converts while it streams, chunk by chunk from
+  // the source (a mapped .pt2 is read once and its pages released), and data() converts the
+  // whole storage once, on first use, for the few readers that need bytes in memory (constant
+  // folding, passes that inspect small constants). Throws tico::Error for other dtypes.
+  static std::shared_ptr<const Storage> widenedToFloat32(std::shared_ptr<const Storage> source,
+                                                         DType source_dtype);
 
-  const std::byte *data() const { return data_; }
+  // The bytes. For a widened storage, converting (once, thread-safely) on the first call.
+  const std::byte *data() const;
   std::size_t size() const { return size_; }
+
+  // For a widened storage: the storage it widens and that storage's element type; null and
+  // Unknown otherwise. Writers use them to convert while streaming instead of calling data().
+  const std::shared_ptr<const Storage> &widenedFrom() const { return widened_from_; }
+  DType widenedFromDType() const { return widened_from_dtype_; }
 
   // Where the bytes sit in a file, when they come from one (lets writers copy file ranges
   // in the kernel instead of through user memory).
@@ -74,7 +89,15 @@ private:
   const std::byte *data_ = nullptr;
   std::size_t size_ = 0;
   std::shared_ptr<const void> keepalive_;
+  std::shared_ptr<const Storage> widened_from_;
+  DType widened_from_dtype_ = DType::Unknown;
+  mutable std::once_flag widen_once_;
+  mutable std::vector<std::byte> widened_; // filled by the first data() of a widened storage
 };
+
+// Converts `count` elements of type `from` (Float16 or BFloat16) at `in` into float32 at `out`
+// (exact: both types are subsets of float32). Throws tico::Error for other dtypes.
+void widenToFloat32(DType from, const std::byte *in, float *out, std::size_t count);
 
 // A strided view of a Storage.
 struct TensorData {
