@@ -3,8 +3,9 @@
 #   - Debian packages: compiler, CMake/Ninja, FlatBuffers, Boost.DLL, yaml-cpp, spdlog,
 #     GoogleTest, CLI11, nlohmann-json, LLVM FileCheck/lit, Graphviz, clang + libFuzzer;
 #   - a Python virtual environment (default: <repo>/.venv) with PyTorch 2.13.0 (CPU; its wheel
-#     also provides LibTorch for the evaluator plugin), NumPy, pytest, the onert runtime and
-#     the independent circle-schema reader.
+#     also provides LibTorch for the evaluator plugin), NumPy, pytest, the onert runtime,
+#     the independent circle-schema reader, and the original converter's Python package
+#     (tico==0.3.0: the e2e suite exports programs with its circle_custom:: ops).
 # Idempotent: re-running skips what is already there.
 set -euo pipefail
 
@@ -39,9 +40,12 @@ if [[ ! -x "$venv/bin/python" ]]; then
   echo "[install-deps] creating virtual environment $venv"
   "$python_bin" -m venv "$venv"
 fi
-# torch is pinned: an unpinned request would download a multi-GB CUDA build.
+# torch is pinned: an unpinned request would download a multi-GB CUDA build. tico==0.3.0 asks
+# for an unpinned torch (and circle-schema, pyyaml, packaging, tqdm); requested in the same
+# command as the pinned torch, it is satisfied by 2.13.0 and adds only itself.
 "$venv/bin/python" -m pip install -q --disable-pip-version-check \
-  "torch==2.13.0" "numpy>=1.24" "pytest>=7" "circle-schema==0.10.1" "pyyaml>=6" "pytest-xdist>=3"
+  "torch==2.13.0" "numpy>=1.24" "pytest>=7" "circle-schema==0.10.1" "pyyaml>=6" "pytest-xdist>=3" \
+  "tico==0.3.0"
 # onert only publishes pre-releases; pin the one the suite is validated with.
 "$venv/bin/python" -m pip install -q --disable-pip-version-check --pre "onert==0.2.0.dev250922"
 

@@ -797,6 +797,9 @@ import modules_ops_index  # noqa: E402,F401
 import modules_ops_shape  # noqa: E402,F401
 import modules_ops_misc  # noqa: E402,F401
 
+# The original converter's circle_custom:: ops (needs its Python package, tico==0.3.0).
+import modules_circle_custom  # noqa: E402,F401
+
 # Model-level cases (small networks with random weights).
 import models  # noqa: E402,F401
 
