@@ -42,7 +42,9 @@ if [[ ! -x "$venv/bin/python" ]]; then
 fi
 # torch is pinned: an unpinned request would download a multi-GB CUDA build. tico==0.3.0 asks
 # for an unpinned torch (and circle-schema, pyyaml, packaging, tqdm); requested in the same
-# command as the pinned torch, it is satisfied by 2.13.0 and adds only itself.
+# command as the pinned torch, it is satisfied by 2.13.0 and adds only itself. It also puts its
+# own console scripts pt2-to-circle and tico-circle into $venv/bin: tico's tools are always run
+# from the build tree by path (the tests take them from TICO_RUN / TICO_CIRCLE), never from PATH.
 "$venv/bin/python" -m pip install -q --disable-pip-version-check \
   "torch==2.13.0" "numpy>=1.24" "pytest>=7" "circle-schema==0.10.1" "pyyaml>=6" "pytest-xdist>=3" \
   "tico==0.3.0"
