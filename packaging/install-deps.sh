@@ -6,8 +6,10 @@
 #     also provides LibTorch for the evaluator plugin), NumPy, pytest, the onert runtime,
 #     the independent circle-schema reader, Hugging Face transformers (the real-model suite
 #     builds its architectures from small configs, no weights are downloaded; models for the
-#     Python package's tests) and the pinned build requirements of the Python package
-#     (nanobind, scikit-build-core; the same pins as pyproject.toml).
+#     Python package's tests), the pinned build requirements of the Python package
+#     (nanobind, scikit-build-core; the same pins as pyproject.toml), and the original
+#     converter's Python package (tico==0.3.0: the e2e suite exports programs with its
+#     circle_custom:: ops).
 # Idempotent: re-running skips what is already there.
 set -euo pipefail
 
@@ -42,10 +44,14 @@ if [[ ! -x "$venv/bin/python" ]]; then
   echo "[install-deps] creating virtual environment $venv"
   "$python_bin" -m venv "$venv"
 fi
-# torch is pinned: an unpinned request would download a multi-GB CUDA build.
+# torch is pinned: an unpinned request would download a multi-GB CUDA build. tico==0.3.0 asks
+# for an unpinned torch (and circle-schema, pyyaml, packaging, tqdm); requested in the same
+# command as the pinned torch, it is satisfied by 2.13.0 and adds only itself. It also puts its
+# own console scripts pt2-to-circle and tico-circle into $venv/bin: tico's tools are always run
+# from the build tree by path (the tests take them from TICO_RUN / TICO_CIRCLE), never from PATH.
 "$venv/bin/python" -m pip install -q --disable-pip-version-check \
   "torch==2.13.0" "numpy>=1.24" "pytest>=7" "circle-schema==0.10.1" "pyyaml>=6" "pytest-xdist>=3" \
-  "nanobind==3.1.0" "scikit-build-core==1.1.2" "transformers==5.24.0"
+  "nanobind==3.1.0" "scikit-build-core==1.1.2" "transformers==5.24.0" "tico==0.3.0"
 # onert only publishes pre-releases; pin the one the suite is validated with.
 "$venv/bin/python" -m pip install -q --disable-pip-version-check --pre "onert==0.2.0.dev250922"
 

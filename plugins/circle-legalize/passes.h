@@ -6,6 +6,7 @@
 namespace tico::legalize {
 
 void registerCircleOpSchemas(Registrar &registrar);
+void registerConvertCircleCustomOps(Registrar &registrar);
 void registerConvertGatherToGatherNd(Registrar &registrar);
 void registerConvertSymSizeToCircleShape(Registrar &registrar);
 void registerDecomposeGroupedConv2d(Registrar &registrar);

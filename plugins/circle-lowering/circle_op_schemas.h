@@ -17,7 +17,9 @@ inline constexpr std::array<std::string_view, 16> kSchemas = {
     // NHWC input, OHWI weight, NHWC output. `padding` is PyTorch's symmetric [pad_h, pad_w].
     "circle::conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, "
     "int[2] dilation=1) -> Tensor",
-    // The same with PyTorch's padding mode "same" / "valid".
+    // The same with a padding mode: "valid", or "same" as TFLite's SAME (the output has ceil(in /
+    // stride) elements, the padding is split with the odd element after), which for stride 1 is
+    // PyTorch's padding="same".
     "circle::conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, "
     "str padding=\"valid\", int[2] dilation=1) -> Tensor",
     // NHWC input, [1, KH, KW, C*M] weight (M = depth multiplier, one filter group per channel).
@@ -57,14 +59,6 @@ inline constexpr std::array<std::string_view, 16> kSchemas = {
     "circle::gather_nd(Tensor params, Tensor indices) -> Tensor",
 };
 
-// Ops of the original converter's `circle_custom` namespace that a .pt2 saved with its model
-// adapters contains (LlamaRMSNorm and onert's LlamaAttention); lowered like their circle::
-// counterparts.
-inline constexpr std::array<std::string_view, 2> kCompatibilitySchemas = {
-    "circle_custom::rms_norm(Tensor hidden_states, Tensor weight, float eps=1e-06) -> Tensor",
-    "circle_custom::attention(Tensor hidden_states, Tensor wq, Tensor wk, Tensor wv, Tensor wo, "
-    "Tensor position_cos, Tensor position_sin, Tensor attention_mask, Tensor past_key, "
-    "Tensor past_value, Tensor cache_position) -> Tensor",
-};
+// The original converter's `circle_custom::` ops are in custom/circle_custom_ops.h.
 
 } // namespace tico::circle_ops

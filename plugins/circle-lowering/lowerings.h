@@ -37,6 +37,7 @@ void registerTopK(Registrar &registrar);
 void registerScatter(Registrar &registrar);
 void registerScatterIndexPut(Registrar &registrar);
 void registerScatterSelect(Registrar &registrar);
+void registerCircleCustom(Registrar &registrar);
 // Schemas of the circle:: ops (circle_op_schemas.h).
 void registerCircleOpSchemas(Registrar &registrar);
 

@@ -3,7 +3,10 @@
 //
 // PyTorch lists paddings from the last dim backwards ([last_before, last_after, ...]);
 // Circle wants an int32 [rank, 2] table in dim order. Negative (cropping) paddings are not
-// supported.
+// supported. Runtimes implement the pad operators up to rank 4 only (onert 0.2: "Padding for
+// rank > 4 NYI"), so a higher-rank pad whose unpadded dims sit next to each other runs on a
+// view that merges each run of unpadded dims into one: RESHAPE, pad, RESHAPE back (a 5-D
+// video or conv3d input padded in D, H and W pads as [N*C, D, H, W]).
 #include "lowerings.h"
 #include "support.h"
 
@@ -25,6 +28,48 @@ std::vector<int32_t> paddingTable(const Node &node) {
     table[2 * dim + 1] = toInt32(p[2 * i + 1], "padding");
   }
   return table;
+}
+
+// A pad of rank > 4 as a pad of a lower-rank view: the view's input and output shapes and its
+// [rank, 2] table. nullopt when no unpadded dims are adjacent, or when the RESHAPEs would need
+// more than one symbolic dim (a runtime shape computation a pad is not worth).
+struct PadView {
+  Shape input, output;
+  std::vector<int32_t> table;
+};
+
+Dim mergedDim(const Shape &shape, std::size_t begin, std::size_t end) {
+  int64_t hint = 1;
+  bool symbolic = false;
+  std::string expr;
+  for (std::size_t d = begin; d < end; ++d) {
+    hint *= shape[d].value();
+    symbolic |= shape[d].isSymbolic();
+    const std::string factor = shape[d].isSymbolic() ? shape[d].expr() : std::to_string(shape[d].value());
+    expr += (expr.empty() ? "(" : "*(") + factor + ")";
+  }
+  return symbolic ? Dim::symbolic(expr, hint) : Dim(hint);
+}
+
+std::optional<PadView> lowerRankView(const Shape &in, const Shape &out, const std::vector<int32_t> &table) {
+  if (in.size() <= 4)
+    return std::nullopt;
+  PadView view;
+  for (std::size_t d = 0; d < in.size();) {
+    std::size_t end = d + 1;
+    const bool padded = table[2 * d] != 0 || table[2 * d + 1] != 0;
+    if (!padded)
+      while (end < in.size() && table[2 * end] == 0 && table[2 * end + 1] == 0)
+        ++end;
+    view.input.push_back(mergedDim(in, d, end));
+    view.output.push_back(mergedDim(out, d, end));
+    view.table.push_back(table[2 * d]);
+    view.table.push_back(padded ? table[2 * d + 1] : 0);
+    d = end;
+  }
+  if (view.input.size() == in.size() || countSymbolic(view.input) > 1 || countSymbolic(out) > 1)
+    return std::nullopt;
+  return view;
 }
 
 class Pad final : public CheckedLowering {
@@ -58,30 +103,44 @@ public:
 
   void lower(const Node &node, CircleEmitter &emit) const override {
     const Value *in = node.input(0);
+    const Value *out = node.output();
     const std::string base = node.name();
     auto table = paddingTable(node);
-    int32_t paddings = emit.constant(std::make_shared<TensorData>(TensorData::fromVector<int32_t>(
-                                         DType::Int32, {in->rank(), 2}, table)),
-                                     base + "_paddings");
+    std::optional<PadView> view = lowerRankView(in->shape(), out->shape(), table);
+    if (!view) {
+      emitPad(emit, node, emit.tensor(in), in->rank(), table, emit.tensor(out));
+      return;
+    }
+    int32_t x = emit.newTensor(in->dtype(), view->input, base + "_merged_input");
+    emitReshapeInto(emit, emit.tensor(in), view->input, nullptr, nullptr, x, base + "_merge");
+    int32_t y = emit.newTensor(out->dtype(), view->output, base + "_merged_output");
+    emitPad(emit, node, x, static_cast<int64_t>(view->input.size()), view->table, y);
+    emitReshapeInto(emit, y, out->shape(), nullptr, nullptr, emit.tensor(out), base + "_split");
+  }
+
+private:
+  static void emitPad(CircleEmitter &emit, const Node &node, int32_t x, int64_t rank, const std::vector<int32_t> &table,
+                      int32_t y) {
+    const std::string base = node.name();
+    int32_t paddings = emit.constant(
+        std::make_shared<TensorData>(TensorData::fromVector<int32_t>(DType::Int32, {rank, 2}, table)),
+        base + "_paddings");
     if (mode(node) == "reflect") {
       circle::MirrorPadOptionsT mirror;
       mirror.mode = circle::MirrorPadMode::REFLECT;
-      emitOp(emit, circle::BuiltinOperator::MIRROR_PAD, {emit.tensor(in), paddings}, node.output(),
-             options(std::move(mirror)));
+      emit.addOperator(circle::BuiltinOperator::MIRROR_PAD, {x, paddings}, {y}, options(std::move(mirror)));
       return;
     }
     double value = fillValue(node);
     if (value == 0.0) {
-      emitOp(emit, circle::BuiltinOperator::PAD, {emit.tensor(in), paddings}, node.output(),
-             options(circle::PadOptionsT{}));
+      emit.addOperator(circle::BuiltinOperator::PAD, {x, paddings}, {y}, options(circle::PadOptionsT{}));
       return;
     }
-    emitOp(emit, circle::BuiltinOperator::PADV2,
-           {emit.tensor(in), paddings, scalarConstant(emit, in->dtype(), value, base + "_value")}, node.output(),
-           options(circle::PadV2OptionsT{}));
+    emit.addOperator(circle::BuiltinOperator::PADV2,
+                     {x, paddings, scalarConstant(emit, node.input(0)->dtype(), value, base + "_value")}, {y},
+                     options(circle::PadV2OptionsT{}));
   }
 
-private:
   static std::string mode(const Node &node) {
     const Argument *m = node.findArg("mode");
     return m ? m->asString() : "constant";

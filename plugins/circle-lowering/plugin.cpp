@@ -40,6 +40,7 @@ void registerAll(tico::Registrar &r) {
   registerScatter(r);
   registerScatterIndexPut(r);
   registerScatterSelect(r);
+  registerCircleCustom(r);
 }
 
 } // namespace

@@ -11,5 +11,6 @@ std::vector<Rule> adaptivePoolWindowRules();  // uneven adaptive_avg_pool2d, ada
 std::vector<Rule> pool1dWindowRules();        // max_pool1d / avg_pool1d as 2-d pools
 std::vector<Rule> padWindowRules();           // replicate and circular padding, negative (cropping) pads
 std::vector<Rule> transposeConvWindowRules(); // dilated transposed convolution, constant weight
+std::vector<Rule> convPaddingWindowRules();   // conv1d/2d/3d padding modes ('same', 'valid') made explicit
 
 } // namespace tico::decompose

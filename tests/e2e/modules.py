@@ -804,6 +804,9 @@ import modules_mutation  # noqa: E402,F401
 # Op patterns real architectures rely on (mask functions, packed sequences, routers, ...).
 import modules_model_patterns  # noqa: E402,F401
 
+# The original converter's circle_custom:: ops (needs its Python package, tico==0.3.0).
+import modules_circle_custom  # noqa: E402,F401
+
 # Model-level cases (small networks with random weights).
 import models  # noqa: E402,F401
 import models_half  # noqa: E402,F401  (bfloat16 / float16 networks, dtype policy)

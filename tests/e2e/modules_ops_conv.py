@@ -1,7 +1,8 @@
 """Op cases: convolutions (1-D, 2-D, 3-D; depthwise, grouped, transposed) and their options.
 
 Options covered: stride, dilation, zero padding given as ints, tuples, "same"
-and "valid", the reflect/replicate/circular padding modes, bias on and off,
+and "valid" (1-, 2- and 3-D, grouped and depthwise, even effective kernels), the
+reflect/replicate/circular padding modes, bias on and off,
 weights given as runtime tensors, and a dynamic batch dimension.  PyTorch's
 default initialisation keeps outputs O(1), so 1e-5 holds for these sizes.
 """
@@ -118,6 +119,33 @@ _conv_case(
 )
 
 # ---------------------------------------------------------------------------
+# Padding modes ("same", "valid": the .padding overloads) with strides, dilations,
+# groups, and even effective kernels ("same" then pads one more after, as ATen does).
+# ---------------------------------------------------------------------------
+
+for _name, _factory, _shape in [
+    ("Conv1dPaddingValidStride", lambda: nn.Conv1d(3, 5, 3, padding="valid", stride=2), (1, 3, 11)),
+    ("Conv1dPaddingSameDilation", lambda: nn.Conv1d(3, 5, 3, padding="same", dilation=3), (2, 3, 12)),
+    ("Conv1dGroupedSameEven", lambda: nn.Conv1d(4, 6, 4, groups=2, padding="same"), (1, 4, 9)),
+    ("Conv1dDepthwiseSame", lambda: nn.Conv1d(4, 8, 5, groups=4, padding="same"), (1, 4, 9)),
+    ("Conv2dPaddingSameMixed", lambda: nn.Conv2d(3, 4, (3, 4), padding="same"), (1, 3, 6, 7)),
+    ("Conv2dPaddingSameEvenDilated", lambda: nn.Conv2d(3, 4, 2, padding="same", dilation=3), (1, 3, 8, 7)),
+    ("Conv2dPaddingValidStrideDilation", lambda: nn.Conv2d(3, 4, 3, padding="valid", stride=2, dilation=2), (1, 3, 11, 10)),
+    ("GroupedConv2dSameEven", lambda: nn.Conv2d(4, 6, 4, groups=2, padding="same"), (1, 4, 6, 6)),
+    ("DepthwiseConv2dSameEven", lambda: nn.Conv2d(4, 4, (4, 2), groups=4, padding="same"), (2, 4, 7, 6)),
+    ("Conv3dPaddingSame", lambda: nn.Conv3d(2, 3, 3, padding="same"), (1, 2, 4, 5, 5)),
+    ("Conv3dPaddingSameEvenKernel", lambda: nn.Conv3d(2, 3, (2, 3, 4), padding="same"), (1, 2, 4, 5, 6)),
+    ("Conv3dPaddingSameDilation", lambda: nn.Conv3d(2, 3, 3, padding="same", dilation=(1, 2, 2)), (2, 2, 3, 6, 6)),
+    ("Conv3dPaddingValidStride", lambda: nn.Conv3d(2, 3, 3, padding="valid", stride=(1, 2, 2)), (1, 2, 5, 7, 6)),
+    ("Conv3dGroupedSame", lambda: nn.Conv3d(4, 6, 3, groups=2, padding="same"), (1, 4, 3, 5, 5)),
+    ("Conv3dGroupedStrideNoBias", lambda: nn.Conv3d(6, 4, (1, 3, 3), groups=2, stride=(1, 2, 2), bias=False), (1, 6, 2, 7, 7)),
+    ("Conv3dDepthwise", lambda: nn.Conv3d(4, 4, 3, groups=4, padding=1), (1, 4, 3, 5, 5)),
+    ("Conv3dDepthwiseMultiplier2", lambda: nn.Conv3d(3, 6, (2, 3, 3), groups=3), (2, 3, 4, 5, 5)),
+    ("Conv3dDepthwiseSameEven", lambda: nn.Conv3d(4, 8, 2, groups=4, padding="same"), (1, 4, 3, 4, 4)),
+]:
+    _conv_case(_name, _factory, _shape)
+
+# ---------------------------------------------------------------------------
 # Transposed convolutions.
 # ---------------------------------------------------------------------------
 
@@ -154,3 +182,6 @@ _dynamic_conv_case("DynamicConv2dStride2", lambda: nn.Conv2d(3, 4, 3, stride=2, 
 _dynamic_conv_case("DynamicDepthwiseConv2d", lambda: nn.Conv2d(4, 4, 3, groups=4, padding=1), (2, 4, 6, 6), 3)
 _dynamic_conv_case("DynamicConvTranspose2d", lambda: nn.ConvTranspose2d(4, 3, 3, stride=2, padding=1), (2, 4, 5, 5), 4)
 _dynamic_conv_case("DynamicConv1d", lambda: nn.Conv1d(3, 4, 3, padding=1), (2, 3, 10), 6)
+_dynamic_conv_case("DynamicConv2dSameEven", lambda: nn.Conv2d(3, 4, 4, padding="same"), (2, 3, 6, 6), 3)
+_dynamic_conv_case("DynamicConv3dSameEven", lambda: nn.Conv3d(2, 3, 2, padding="same"), (2, 2, 3, 4, 4), 3)
+_dynamic_conv_case("DynamicConv3dGrouped", lambda: nn.Conv3d(4, 6, 3, groups=2, padding=1), (2, 4, 3, 4, 4), 3)

@@ -134,6 +134,59 @@ TEST_F(EvalCircleOps, Conv2dPaddingSameKeepsTheSpatialSize) {
   expectNear(valuesOf<float>(*got), valuesOf<float>(*want));
 }
 
+// TFLite's SAME, also defined for strides (PyTorch refuses a strided 'same'): x = 1..25 as
+// 5x5, a 2x2 kernel of ones, stride 2: ceil(5 / 2) = 3 outputs per axis, total padding
+// (3 - 1) * 2 + 2 - 5 = 1, all of it after. Each output sums a 2x2 block, zeros past the edge.
+std::vector<float> fiveByFive() {
+  std::vector<float> v(25);
+  for (std::size_t i = 0; i < v.size(); ++i)
+    v[i] = static_cast<float>(i + 1);
+  return v;
+}
+const std::vector<float> kSameStrideTwoSums = {16, 24, 15, 56, 64, 35, 43, 47, 25};
+
+TEST_F(EvalCircleOps, Conv2dPaddingSameWithStrideIsTflitesSame) {
+  Value *x = in("x", f32({1, 5, 5, 1}, fiveByFive()));
+  Value *w = in("w", f32({1, 2, 2, 1}, {1, 1, 1, 1}));
+  auto got = eval("circle::conv2d.padding",
+                  {value("input", x), value("weight", w), named("stride", Argument::ints({2, 2})),
+                   named("padding", Argument::string("same"))},
+                  DType::Float32, {1, 3, 3, 1});
+  expectNear(valuesOf<float>(*got), kSameStrideTwoSums);
+}
+
+// circle_custom:: nodes (the original converter's ops) run the kernel of the circle:: op they
+// map onto: 'SAME' in upper case, and attributes left None take the original's defaults.
+TEST_F(EvalCircleOps, CircleCustomOpsRunTheirCircleCounterpart) {
+  Value *x = in("x", f32({1, 5, 5, 1}, fiveByFive()));
+  Value *w = in("w", f32({1, 2, 2, 1}, {1, 1, 1, 1}));
+  auto conv = eval("circle_custom::conv2d.padding",
+                   {value("input_", x), value("weight", w), named("stride", Argument::ints({2, 2})),
+                    named("padding", Argument::string("SAME"))},
+                   DType::Float32, {1, 3, 3, 1});
+  expectNear(valuesOf<float>(*conv), kSameStrideTwoSums);
+  // maxpool2d with stride None: the kernel, 2x2 windows over 1..25 (floor mode).
+  auto pool = eval("circle_custom::maxpool2d.default",
+                   {value("input_", x), named("kernel_size", Argument::ints({2, 2}))}, DType::Float32, {1, 2, 2, 1});
+  expectNear(valuesOf<float>(*pool), {7, 9, 17, 19});
+}
+
+TEST_F(EvalCircleOps, CircleCustomMxQuantizationIsNotEvaluable) {
+  Value *x = in("x", f32({1, 32}, std::vector<float>(32, 1.0f)));
+  Node *n = g.createNode(op("circle_custom::mx_fake_quantize.default"),
+                         {value("input_", x), named("elem_format", Argument::string("int8")),
+                          named("axis", Argument::integer(1))},
+                         {tensorOut(DType::Float32, {1, 32})});
+  EXPECT_FALSE(evaluator().canEvaluate(*n));
+  try {
+    evaluator().evaluate(*n, env);
+    FAIL() << "an MX quantization op was evaluated";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("MX block quantization (element format 'int8')"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST_F(EvalCircleOps, DepthwiseConv2dUsesOneFilterGroupPerChannel) {
   // 1x1 kernel, 2 channels, multiplier 2: output channel o reads input channel o / 2.
   Value *x = in("x", f32({1, 1, 2, 2}, {1, 10, 2, 20}));       // pixels (1, 10), (2, 20)

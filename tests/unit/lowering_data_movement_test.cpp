@@ -126,6 +126,42 @@ TEST(LowerPad, ConstantPadOrdersPaddingsByDim) {
   EXPECT_EQ(constantValues<float>(m, ops[1].inputs[2]), (std::vector<float>{-2.5f}));
 }
 
+// Runtimes pad up to rank 4 (onert 0.2: "Padding for rank > 4 NYI"): a rank-5 pad of D, H, W
+// runs on [N*C, D, H, W]; a symbolic batch stays the view's one -1 dim.
+TEST(LowerPad, RankFivePadMergesTheUnpaddedDims) {
+  auto g = parse(R"(graph @main {
+  input %x: f32[2, 3, 4, 5, 6]
+  input %y: f32[s0, 3, 4, 5, 6]
+  %z: f32[2, 3, 5, 7, 7] = aten::constant_pad_nd.default(%x, [1, 0, 1, 1, 0, 1])
+  %w: f32[s0, 3, 4, 5, 8] = aten::constant_pad_nd.default(%y, [1, 1], 2.0)
+  return %z, %w
+})");
+  CircleModel m = lower(*g);
+  EXPECT_EQ(opNames(m), (std::vector<std::string>{"RESHAPE", "PAD", "RESHAPE", "RESHAPE", "PADV2", "RESHAPE"}));
+  const auto &ops = m.subgraphs[0].operators;
+  EXPECT_EQ(tensorAt(m, ops[1].inputs[0]).shape, (std::vector<int32_t>{6, 4, 5, 6}));
+  EXPECT_EQ(constantValues<int32_t>(m, ops[1].inputs[1]), (std::vector<int32_t>{0, 0, 0, 1, 1, 1, 1, 0}));
+  EXPECT_EQ(tensorAt(m, ops[2].outputs[0]).shape, (std::vector<int32_t>{2, 3, 5, 7, 7}));
+  // [s0, 3, 4, 5] merge into one symbolic dim: RESHAPE [-1, 6], PADV2 of the last dim, back.
+  EXPECT_EQ(constantValues<int32_t>(m, ops[3].inputs[1]), (std::vector<int32_t>{-1, 6}));
+  EXPECT_EQ(constantValues<int32_t>(m, ops[4].inputs[1]), (std::vector<int32_t>{0, 0, 1, 1}));
+  EXPECT_EQ(constantValues<int32_t>(m, ops[5].inputs[1]), (std::vector<int32_t>{-1, 3, 4, 5, 8}));
+}
+
+// Nothing to merge (every dim padded), or rank 4 already: the pad keeps its rank.
+TEST(LowerPad, PadWithoutAdjacentUnpaddedDimsKeepsItsRank) {
+  auto g = parse(R"(graph @main {
+  input %x: f32[2, 3, 4, 5, 6]
+  input %y: f32[2, 3, 4, 5]
+  %z: f32[3, 4, 5, 6, 7] = aten::constant_pad_nd.default(%x, [0, 1, 0, 1, 0, 1, 0, 1, 1, 0])
+  %w: f32[2, 3, 4, 7] = aten::constant_pad_nd.default(%y, [1, 1])
+  return %z, %w
+})");
+  CircleModel m = lower(*g);
+  EXPECT_EQ(opNames(m), (std::vector<std::string>{"PAD", "PAD"}));
+  EXPECT_EQ(tensorAt(m, m.subgraphs[0].operators[0].inputs[1]).shape, (std::vector<int32_t>{5, 2}));
+}
+
 TEST(LowerPad, NegativePaddingIsReported) {
   auto g = parse(R"(graph @main {
   input %x: f32[2, 4]

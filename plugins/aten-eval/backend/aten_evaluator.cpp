@@ -52,7 +52,7 @@ public:
     if (isScalarOp(node.op()))
       return true;
     if (isCircleNamespace(node.op()))
-      return hasCircleKernel(node.op());
+      return hasCircleKernel(node);
     if (isInferenceIdentity(node.op()))
       return node.numArgs() >= 1 && node.arg(0).isValue() && node.numOutputs() == 1;
     auto handle = find(node.op());

@@ -1,16 +1,18 @@
 // The circle op table and argument access (see circle_ops.h).
 #include "circle_ops.h"
 
+#include "custom/circle_custom_ops.h"
 #include "node_inputs.h"
 
 #include <c10/core/InferenceMode.h>
 
 #include <map>
+#include <variant>
 
 namespace tico::aten_eval {
 namespace {
 
-// Keyed by canonical op text; the compatibility circle_custom:: ops share their circle:: kernel.
+// Keyed by canonical op text; circle_custom:: ops run the kernel of the circle:: op they map to.
 const std::map<std::string, CircleKernel, std::less<>> &circleKernels() {
   static const std::map<std::string, CircleKernel, std::less<>> kernels = {
       {"circle::conv2d.default", circleConv2d},
@@ -29,30 +31,50 @@ const std::map<std::string, CircleKernel, std::less<>> &circleKernels() {
       {"circle::rms_norm.default", circleRmsNorm},
       {"circle::rope.default", circleRope},
       {"circle::attention.default", circleAttention},
-      {"circle_custom::rms_norm.default", circleRmsNorm},
-      {"circle_custom::attention.default", circleAttention},
   };
   return kernels;
+}
+
+CircleKernel kernelFor(const OpKey &op) {
+  auto it = circleKernels().find(op.str());
+  return it == circleKernels().end() ? nullptr : it->second;
 }
 
 } // namespace
 
 bool isCircleNamespace(const OpKey &op) { return op.ns == "circle" || op.ns == "circle_custom"; }
 
-bool hasCircleKernel(const OpKey &op) { return circleKernels().count(op.str()) != 0; }
+bool hasCircleKernel(const Node &node) {
+  if (!circle_ops::isCircleCustom(node.op()))
+    return kernelFor(node.op()) != nullptr;
+  try {
+    auto mapped = circle_ops::mapCircleCustomOp(node);
+    auto *call = std::get_if<circle_ops::CircleCall>(&mapped);
+    return call != nullptr && kernelFor(call->op) != nullptr;
+  } catch (const Error &) { // an argument of an unexpected kind: not evaluable
+    return false;
+  }
+}
 
 std::vector<EvalValue> evaluateCircleOp(const Node &node, const EvalEnv &env) {
-  auto it = circleKernels().find(node.op().str());
-  if (it == circleKernels().end())
-    throw nodeError(node, "the evaluator has no implementation of this circle op");
   if (node.schema() == nullptr)
     throw nodeError(node, "a circle op node without a schema (is the circle-lowering plugin loaded?)");
   if (node.numOutputs() != 1)
     throw nodeError(node, "circle ops have one output, the node has " + std::to_string(node.numOutputs()));
+  std::optional<circle_ops::CircleCall> call;
+  if (circle_ops::isCircleCustom(node.op())) {
+    auto mapped = circle_ops::mapCircleCustomOp(node);
+    if (auto *reason = std::get_if<std::string>(&mapped))
+      throw nodeError(node, "the evaluator has no implementation of this op: " + *reason);
+    call = std::get<circle_ops::CircleCall>(std::move(mapped));
+  }
+  CircleKernel kernel = kernelFor(call ? call->op : node.op());
+  if (kernel == nullptr)
+    throw nodeError(node, "the evaluator has no implementation of this circle op");
   c10::InferenceMode inference;
-  CircleArgs args(node, env);
+  CircleArgs args(node, env, call ? &call->args : nullptr);
   at::Tensor result;
-  reportingNode(node, [&] { result = it->second(args).contiguous(); });
+  reportingNode(node, [&] { result = kernel(args).contiguous(); });
   std::vector<EvalValue> results;
   appendResults(node, result, args.storages(), results);
   return results;
@@ -61,8 +83,13 @@ std::vector<EvalValue> evaluateCircleOp(const Node &node, const EvalEnv &env) {
 Error CircleArgs::error(const std::string &message) const { return nodeError(node_, message); }
 
 const Argument &CircleArgs::arg(std::string_view name) const {
-  if (const Argument *a = node_.findArg(name))
+  if (mapped_ != nullptr) {
+    for (const NamedArg &a : *mapped_)
+      if (a.name == name)
+        return a.value;
+  } else if (const Argument *a = node_.findArg(name)) {
     return *a;
+  }
   throw error("argument '" + std::string(name) + "' is missing");
 }
 

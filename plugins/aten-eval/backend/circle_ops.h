@@ -17,17 +17,21 @@ namespace tico::aten_eval {
 // True for the namespaces of circle ops ("circle", "circle_custom"): their nodes never go
 // to the dispatcher.
 bool isCircleNamespace(const OpKey &op);
-// True when `op` is a circle op this evaluator implements.
-bool hasCircleKernel(const OpKey &op);
+// True when the node is a circle op this evaluator implements (a circle_custom op: one that
+// maps onto such a circle op, see plugins/circle-lowering/custom/circle_custom_ops.h).
+bool hasCircleKernel(const Node &node);
 // Runs a circle op; throws tico::Error naming the node (unknown op, bad arguments, LibTorch
-// failures).
+// failures). A circle_custom op runs the kernel of its circle:: counterpart on the mapped
+// arguments.
 std::vector<EvalValue> evaluateCircleOp(const Node &node, const EvalEnv &env);
 
 // The node's arguments as LibTorch values, by schema name (every circle op node has a schema,
-// so every argument is present by name).
+// so every argument is present by name). `mapped`, when given, replaces the node's own
+// arguments (a circle_custom node's arguments spelt as its circle:: op takes them).
 class CircleArgs {
 public:
-  CircleArgs(const Node &node, const EvalEnv &env) : node_(node), env_(env) {}
+  CircleArgs(const Node &node, const EvalEnv &env, const std::vector<NamedArg> *mapped = nullptr)
+      : node_(node), env_(env), mapped_(mapped) {}
 
   const Node &node() const { return node_; }
   at::Tensor tensor(std::string_view name);
@@ -50,6 +54,7 @@ private:
 
   const Node &node_;
   const EvalEnv &env_;
+  const std::vector<NamedArg> *mapped_;
   InputStorages storages_;
 };
 

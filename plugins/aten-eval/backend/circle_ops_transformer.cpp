@@ -22,10 +22,8 @@ at::Tensor rotateNeighbours(const at::Tensor &x) {
 } // namespace
 
 // x / sqrt(mean(x^2, last dim) + eps) * weight; circle::rms_norm's weight may be absent (1).
-// circle_custom::rms_norm names its input hidden_states: the first argument either way.
 at::Tensor circleRmsNorm(CircleArgs &args) {
-  const std::string input = args.node().args().at(0).name;
-  at::Tensor x = args.tensor(input);
+  at::Tensor x = args.tensor("input");
   if (x.dim() < 1)
     throw args.error("RMS_NORM of a 0-D tensor");
   at::Tensor y = x * at::rsqrt(x.pow(2).mean(-1, /*keepdim=*/true) + args.real("eps"));
