@@ -8,6 +8,7 @@ the built-in interpreter on .npy files, and comparing outputs with eager PyTorch
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -120,6 +121,26 @@ def run_interpreter(tico_circle: Path, circle: Path, arrays: list[np.ndarray], d
     while run.returncode == 0 and (out_dir / f"out{len(outputs)}.npy").is_file():
         outputs.append(np.load(out_dir / f"out{len(outputs)}.npy"))
     return run, outputs
+
+
+def _normalized(text: str) -> str:
+    return " ".join(text.split())
+
+
+_NO_LOWERING = re.compile(r"^(?P<op>\S+) has no Circle lowering: (?P<why>.*)$", re.S)
+
+
+def error_states(stderr: str, reason: str) -> bool:
+    """Whether tico-run's error says ``reason``.
+
+    "OP has no Circle lowering: WHY" reasons match the unsupported-op list, one
+    line per op: "  OP xCOUNT (node names): WHY". Other reasons must appear verbatim.
+    """
+    match = _NO_LOWERING.match(reason)
+    if match is None:
+        return _normalized(reason) in _normalized(stderr)
+    line = re.compile(rf"^\s*{re.escape(match['op'])} x\d+ \(.*?\): {re.escape(_normalized(match['why']))}\s*$", re.M)
+    return line.search(stderr) is not None
 
 
 # ---------------------------------------------------------------------------

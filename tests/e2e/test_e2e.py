@@ -62,6 +62,7 @@ import modules
 from harness import (
     ToolRun,
     assert_outputs_match,
+    error_states,
     flat_user_inputs,
     require_success,
     run_interpreter,
@@ -269,26 +270,6 @@ class Workspace:
         return case
 
 
-def _normalized(text: str) -> str:
-    return " ".join(text.split())
-
-
-_NO_LOWERING = re.compile(r"^(?P<op>\S+) has no Circle lowering: (?P<why>.*)$", re.S)
-
-
-def _error_states(stderr: str, reason: str) -> bool:
-    """Whether tico-run's error says ``reason``.
-
-    "OP has no Circle lowering: WHY" reasons match the unsupported-op list, one
-    line per op: "  OP xCOUNT (node names): WHY". Other reasons must appear verbatim.
-    """
-    match = _NO_LOWERING.match(reason)
-    if match is None:
-        return _normalized(reason) in _normalized(stderr)
-    line = re.compile(rf"^\s*{re.escape(match['op'])} x\d+ \(.*?\): {re.escape(_normalized(match['why']))}\s*$", re.M)
-    return line.search(stderr) is not None
-
-
 def check_refusal(case: PreparedCase) -> None:
     """A failed conversion the table expects: raises ExpectedRefusal if tico-run said why.
 
@@ -298,7 +279,7 @@ def check_refusal(case: PreparedCase) -> None:
     """
     reasons = case_registry.refusal_reasons(case.name, case.variant)
     run = case.conversion
-    missing = [reason for reason in reasons if not _error_states(run.stderr, reason)]
+    missing = [reason for reason in reasons if not error_states(run.stderr, reason)]
     if not reasons or missing or run.returncode != 1 or case.circle.exists():
         if reasons:
             pytest.fail(

@@ -31,6 +31,7 @@ import zoo
 from harness import (
     ToolRun,
     assert_outputs_match,
+    error_states,
     flat_user_inputs,
     require_success,
     run_interpreter,
@@ -142,8 +143,7 @@ def check_refusal(p: Prepared) -> None:
     """Raises ExpectedRefusal when tico-run refused the model for the reasons the zoo names."""
     reasons = [f.reason for f in p.case.expected_failures if f.stage == "conversion" and p.variant in f.variants]
     run = p.conversion
-    normalized = " ".join(run.stderr.split())
-    missing = [r for r in reasons if " ".join(r.split()) not in normalized]
+    missing = [r for r in reasons if not error_states(run.stderr, r)]
     if reasons and not missing and run.returncode == 1 and not p.circle.exists():
         raise ExpectedRefusal("; ".join(reasons))
     if reasons:
