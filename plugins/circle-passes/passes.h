@@ -29,5 +29,8 @@ void registerDeduplicateConstants(Registrar &r);
 
 // Portability of converted models to runtimes with known quirks.
 void registerIsolateActivatedOutputs(Registrar &r);
+void registerIsolateReadOutputs(Registrar &r);
+void registerOnertOpForms(Registrar &r);
+void registerOnertTypeCarriers(Registrar &r);
 
 } // namespace tico::circle_passes
