@@ -60,5 +60,6 @@ bool rewritePrelu(SubgraphEditor &e, int op);
 bool rewriteHardSwish(SubgraphEditor &e, int op);
 bool rewriteLowRankRmsNorm(SubgraphEditor &e, int op);
 bool rewriteIntegerAbs(SubgraphEditor &e, int op);
+bool rewriteConstantLhsBatchMatmul(SubgraphEditor &e, int op);
 
 } // namespace tico::circle_passes::onert_forms

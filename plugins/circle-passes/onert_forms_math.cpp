@@ -12,6 +12,8 @@
 //   HARD_SWISH               x * relu6(x + 3) / 6         (PyTorch's own formula, in its order)
 //   RMS_NORM of rank < 3     EXPAND_DIMS to rank 3, RMS_NORM, SQUEEZE (onert's shape validator
 //                            wants rank >= 3)
+//   BATCH_MATMUL, constant LHS   the LHS read through a RESHAPE to its own shape (onert's
+//                            validator refuses a constant LHS; a computed one is fine)
 //
 // All are exact except HARD_SWISH, whose value is PyTorch's definition evaluated in float32
 // (a fused kernel may round differently).
@@ -136,6 +138,18 @@ bool rewriteIntegerAbs(SubgraphEditor &e, int i) {
   int32_t sign = emit(e, BuiltinOperator::SUB, {scalarConstant(e, type, 1, derivedName(e, out, "one")), twice}, type, xe,
                       derivedName(e, out, "sign"), makeOptions(circle::SubOptionsT{}), i);
   e.addOp(BuiltinOperator::MUL, {x, sign}, {out}, makeOptions(circle::MulOptionsT{}), i);
+  return true;
+}
+
+bool rewriteConstantLhsBatchMatmul(SubgraphEditor &e, int i) {
+  if (e.code(i) != BuiltinOperator::BATCH_MATMUL || e.op(i).inputs.size() < 2)
+    return false;
+  const int32_t lhs = e.op(i).inputs[0];
+  if (!e.validTensor(lhs) || !e.isConstantTensor(lhs) || isDynamic(e.tensor(lhs)))
+    return false;
+  const int32_t computed = e.addTensorLike(lhs, e.tensor(lhs).shape, derivedName(e, lhs, "computed"));
+  addReshape(e, lhs, computed, e.tensor(lhs).shape, i);
+  e.setInput(i, 0, computed);
   return true;
 }
 

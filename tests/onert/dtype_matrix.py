@@ -380,6 +380,7 @@ def nn_cases() -> Iterator[Case]:
         yield case("FULLY_CONNECTED", dt, [inp(x), const(w), const(b)], [(x.astype(np.float64) @ w.T.astype(np.float64) + b).astype(dt)], ("FullyConnectedOptions", {}))
         a, m = values(dt, (2, 2, 3), 53), values(dt, (2, 3, 4), 54)
         yield case("BATCH_MATMUL", dt, [inp(a), inp(m)], [(a.astype(np.float64) @ m.astype(np.float64)).astype(dt)], ("BatchMatMulOptions", {}))
+        yield case("BATCH_MATMUL", dt, [const(a), inp(m)], [(a.astype(np.float64) @ m.astype(np.float64)).astype(dt)], ("BatchMatMulOptions", {}), row="BATCH_MATMUL (constant lhs)")
         img = values(dt, (1, 5, 5, 2), 55)
         kernel = values(dt, (3, 3, 3, 2), 56)  # OHWI
         bias = values(dt, (3,), 57)

@@ -74,6 +74,7 @@ FIXED: dict[str, set[str]] = {
     "CUMSUM": {I64, I32},
     "ABS": {I64, I32},
     "RMS_NORM (rank 2)": {F32},
+    "BATCH_MATMUL (constant lhs)": {F32},
     "CEIL": {F32},
     "HARD_SWISH": {F32},
     "RELU_N1_TO_1": {F32},
