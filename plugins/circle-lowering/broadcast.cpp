@@ -25,6 +25,16 @@ public:
              options(circle::AddOptionsT{}));
       return;
     }
+    if (countSymbolic(out->shape()) > 0 && out->dtype() == DType::Bool && canBuildStatically(*pieces, DType::Int32)) {
+      // bool has no ADD: the value-free broadcast adds int32 zeros to the 0/1 values and casts
+      // back (exact), so the result's shape still follows from the input shapes.
+      int32_t zeros = emitZerosOfShape(emit, *pieces, out->shape(), DType::Int32, node.name());
+      int32_t flags = castedTensor(emit, node.input(0), DType::Int32, node.name() + "_int32");
+      int32_t sum = emit.newTensor(DType::Int32, out->shape(), node.name() + "_int32_broadcast");
+      emit.addOperator(circle::BuiltinOperator::ADD, {flags, zeros}, {sum}, options(circle::AddOptionsT{}));
+      emitCastInto(emit, sum, DType::Int32, DType::Bool, emit.tensor(out));
+      return;
+    }
     int32_t shape = emitIntVector(emit, *pieces, node.name() + "_shape");
     emitOp(emit, circle::BuiltinOperator::BROADCAST_TO, {emit.tensor(node.input(0)), shape}, node.output(),
            options(circle::BroadcastToOptionsT{}));

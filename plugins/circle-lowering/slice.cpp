@@ -16,6 +16,7 @@
 #include "tico/ir/graph.h"
 #include "tico/ir/sym_expr.h"
 
+#include <cctype>
 #include <limits>
 #include <map>
 
@@ -23,6 +24,81 @@ namespace tico::lowering {
 namespace {
 
 constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
+
+// The coefficients of an affine expression in canonical infix text ("s70 + 1", "2*s3 - 4",
+// "s70 + 1 + -1"; the constant under the key ""), or nullopt for anything else (products of
+// symbols, //, %, Max, Min, parentheses). SymExpr keeps sums unsimplified, so comparing two
+// affine bounds term by term is what shows that they differ by a constant.
+std::optional<std::map<std::string, int64_t>> affineTerms(const std::string &text) {
+  std::map<std::string, int64_t> terms;
+  int64_t sign = 1;
+  bool expect_term = true;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    while (pos < text.size() && text[pos] == ' ')
+      ++pos;
+    std::size_t end = text.find(' ', pos);
+    if (end == std::string::npos)
+      end = text.size();
+    const std::string token = text.substr(pos, end - pos);
+    pos = end;
+    if (token.empty())
+      continue;
+    if (!expect_term) {
+      if (token != "+" && token != "-")
+        return std::nullopt;
+      sign = token == "+" ? 1 : -1;
+      expect_term = true;
+      continue;
+    }
+    int64_t coefficient = sign;
+    std::string symbol;
+    std::size_t start = 0;
+    while (start <= token.size()) {
+      std::size_t star = token.find('*', start);
+      const std::string factor = token.substr(start, star == std::string::npos ? std::string::npos : star - start);
+      if (factor.empty())
+        return std::nullopt;
+      const bool number = factor.find_first_not_of("-0123456789") == std::string::npos;
+      if (number) {
+        coefficient *= std::stoll(factor);
+      } else {
+        for (char c : factor)
+          if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_')
+            return std::nullopt;
+        if (!symbol.empty())
+          return std::nullopt;
+        symbol = factor;
+      }
+      if (star == std::string::npos)
+        break;
+      start = star + 1;
+    }
+    terms[symbol] += coefficient;
+    expect_term = false;
+  }
+  if (expect_term)
+    return std::nullopt;
+  return terms;
+}
+
+// end - size when both are affine and differ by a constant, else nullopt.
+std::optional<int64_t> constantDifference(const SymExpr &end, const SymExpr &size) {
+  auto e = affineTerms(end.str());
+  auto d = affineTerms(size.str());
+  if (!e || !d)
+    return std::nullopt;
+  for (const auto &[symbol, coefficient] : *d)
+    (*e)[symbol] -= coefficient;
+  int64_t k = 0;
+  for (const auto &[symbol, coefficient] : *e) {
+    if (symbol.empty())
+      k = coefficient;
+    else if (coefficient != 0)
+      return std::nullopt;
+  }
+  return k;
+}
 
 // k when the SymInt `bound` is exactly `size` + k with k <= 0 and size + k >= 0 at the smallest
 // sizes the export allows (so PyTorch never wraps the bound a second time), else nullopt.
@@ -47,9 +123,10 @@ std::optional<int64_t> offsetFromSize(const Node &node, const Value *bound, cons
     int64_t k = *e - *d;
     if (k > 0 || *d + k < 0)
       return std::nullopt;
-    // Exact, not sampled: the bound's canonical text must be the size's plus k.
+    // Exact, not sampled: the bound's canonical text must be the size's plus k, or both affine
+    // with the same symbol coefficients (x[:, :s] of a size s + 1 dim).
     if (SymExpr::parse("(" + size.expr() + ") + " + std::to_string(k)).str() != end.str() &&
-        !(k == 0 && dim.str() == end.str()))
+        !(k == 0 && dim.str() == end.str()) && constantDifference(end, dim) != std::optional<int64_t>(k))
       return std::nullopt;
     return k;
   } catch (const std::exception &) {

@@ -427,9 +427,69 @@ std::string reshapeUnsupported(const Shape &target, const Argument *sizes, const
          " has several symbolic dims and the node does not say how to compute them at runtime";
 }
 
+namespace {
+
+// A reshape that only inserts or removes static unit dims (the other dims equal one by one,
+// symbolic ones by expression) as SQUEEZE + EXPAND_DIMS, whose result shapes follow from the
+// input's: a RESHAPE to a shape computed at run time (several symbolic dims) makes onert's
+// static shape inference give up on everything downstream. False when it does not apply.
+bool emitUnitDimReshape(CircleEmitter &emit, int32_t input, const Value *reference, const Shape &target, int32_t output,
+                        const std::string &hint) {
+  if (!reference || !reference->isTensor())
+    return false;
+  const Shape &from = reference->shape();
+  auto unit = [](const Dim &d) { return d.isStatic() && d.value() == 1; };
+  Shape core;
+  std::vector<int32_t> squeeze;
+  for (std::size_t i = 0; i < from.size(); ++i) {
+    if (unit(from[i]))
+      squeeze.push_back(static_cast<int32_t>(i));
+    else
+      core.push_back(from[i]);
+  }
+  Shape target_core;
+  std::vector<std::size_t> expand;
+  for (std::size_t i = 0; i < target.size(); ++i) {
+    if (unit(target[i]))
+      expand.push_back(i);
+    else
+      target_core.push_back(target[i]);
+  }
+  if (core != target_core || (squeeze.empty() && expand.empty()))
+    return false;
+  const DType dtype = reference->dtype();
+  const std::size_t steps = (squeeze.empty() ? 0 : 1) + expand.size();
+  std::size_t step = 0;
+  int32_t current = input;
+  Shape shape = core;
+  auto next = [&](const Shape &s, const std::string &suffix) {
+    return ++step == steps ? output : emit.newTensor(dtype, s, hint + suffix);
+  };
+  if (!squeeze.empty()) {
+    circle::SqueezeOptionsT options_table;
+    options_table.squeeze_dims = squeeze;
+    int32_t out = next(shape, "_squeezed");
+    emit.addOperator(circle::BuiltinOperator::SQUEEZE, {current}, {out}, options(std::move(options_table)));
+    current = out;
+  }
+  for (std::size_t position : expand) {
+    shape.insert(shape.begin() + static_cast<std::ptrdiff_t>(position), Dim(1));
+    int32_t out = next(shape, "_unsqueezed" + std::to_string(position));
+    emit.addOperator(circle::BuiltinOperator::EXPAND_DIMS,
+                     {current, emit.constInt32({static_cast<int32_t>(position)}, hint + "_axis" + std::to_string(position))},
+                     {out}, options(circle::ExpandDimsOptionsT{}));
+    current = out;
+  }
+  return true;
+}
+
+} // namespace
+
 void emitReshapeInto(CircleEmitter &emit, int32_t input, const Shape &target, const Argument *sizes,
                      const Value *reference, int32_t output, const std::string &hint) {
   std::vector<VectorPiece> pieces;
+  if (countSymbolic(target) > 1 && emitUnitDimReshape(emit, input, reference, target, output, hint))
+    return;
   if (countSymbolic(target) <= 1) {
     // A constant shape with -1 for the one unknown dim keeps the model free of shape math.
     for (const Dim &d : target) {

@@ -10,7 +10,7 @@
 // computed values unchanged on every runtime.
 #include "pass_registration.h"
 #include "passes.h"
-#include "subgraph_editor.h"
+#include "rewrite_utils.h"
 
 namespace tico::circle_passes {
 namespace {
@@ -43,28 +43,7 @@ public:
           read_by_activation |= isActivation(editor.code(reader));
         if (!read_by_activation)
           continue;
-        const std::vector<int32_t> shape = editor.tensor(t).shape;
-        int32_t copy = editor.addTensorLike(t, shape, editor.tensor(t).name + "_output");
-        editor.tensor(copy).shape_signature = editor.tensor(t).shape_signature;
-        // The copy takes over the output's name, so the interface keeps its tensor names.
-        std::swap(editor.tensor(copy).name, editor.tensor(t).name);
-        if (shape.empty()) {
-          int32_t target = editor.addInt32Constant({}, {0}, editor.tensor(copy).name + "_shape");
-          circle::ReshapeOptionsT reshape;
-          circle::BuiltinOptionsUnion u;
-          u.Set(std::move(reshape));
-          editor.addOp(BuiltinOperator::RESHAPE, {t, target}, {copy}, std::move(u), -1);
-        } else {
-          std::vector<int32_t> identity(shape.size());
-          for (std::size_t i = 0; i < identity.size(); ++i)
-            identity[i] = static_cast<int32_t>(i);
-          int32_t perm = editor.addInt32Constant(identity, {static_cast<int32_t>(identity.size())},
-                                                 editor.tensor(copy).name + "_perm");
-          circle::BuiltinOptionsUnion u;
-          u.Set(circle::TransposeOptionsT{});
-          editor.addOp(BuiltinOperator::TRANSPOSE, {t, perm}, {copy}, std::move(u), -1);
-        }
-        editor.setGraphOutput(position, copy);
+        copyGraphOutput(editor, position);
       }
     });
   }

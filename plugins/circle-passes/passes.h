@@ -29,6 +29,9 @@ void registerDeduplicateConstants(Registrar &r);
 
 // Portability of converted models to runtimes with known quirks.
 void registerIsolateActivatedOutputs(Registrar &r);
+void registerIsolateReadOutputs(Registrar &r);
+void registerOnertOpForms(Registrar &r);
+void registerOnertTypeCarriers(Registrar &r);
 // The dtype policy's optional float16 weight storage (docs/circle-passes.md).
 void registerStoreFloat16Weights(Registrar &r);
 

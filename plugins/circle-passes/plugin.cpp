@@ -27,6 +27,9 @@ void registerAll(tico::Registrar &r) {
   registerFuseActivationFunction(r);
   registerDeduplicateConstants(r);
   registerIsolateActivatedOutputs(r);
+  registerIsolateReadOutputs(r);
+  registerOnertOpForms(r);
+  registerOnertTypeCarriers(r);
   registerStoreFloat16Weights(r);
 }
 

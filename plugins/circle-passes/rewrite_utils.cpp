@@ -133,6 +133,27 @@ int replaceOp(SubgraphEditor &editor, int op, BuiltinOperator code, std::vector<
   return editor.addOp(code, std::move(inputs), std::move(outputs), std::move(options), op);
 }
 
+int32_t copyGraphOutput(SubgraphEditor &editor, std::size_t position) {
+  const int32_t t = editor.graph().outputs[position];
+  const std::vector<int32_t> shape = editor.tensor(t).shape;
+  int32_t copy = editor.addTensorLike(t, shape, editor.tensor(t).name + "_output");
+  editor.tensor(copy).shape_signature = editor.tensor(t).shape_signature;
+  std::swap(editor.tensor(copy).name, editor.tensor(t).name);
+  if (shape.empty()) {
+    int32_t target = editor.addInt32Constant({}, {0}, editor.tensor(copy).name + "_shape");
+    editor.addOp(BuiltinOperator::RESHAPE, {t, target}, {copy}, makeOptions(circle::ReshapeOptionsT{}), -1);
+  } else {
+    std::vector<int32_t> identity(shape.size());
+    for (std::size_t i = 0; i < identity.size(); ++i)
+      identity[i] = static_cast<int32_t>(i);
+    int32_t perm = editor.addInt32Constant(identity, {static_cast<int32_t>(identity.size())},
+                                           editor.tensor(copy).name + "_perm");
+    editor.addOp(BuiltinOperator::TRANSPOSE, {t, perm}, {copy}, makeOptions(circle::TransposeOptionsT{}), -1);
+  }
+  editor.setGraphOutput(position, copy);
+  return copy;
+}
+
 int addReshape(SubgraphEditor &editor, int32_t input, int32_t output, const std::vector<int32_t> &shape, int anchor) {
   int32_t shape_tensor = editor.addInt32Constant(shape, {static_cast<int32_t>(shape.size())},
                                                  derivedName(editor, output, "shape"));

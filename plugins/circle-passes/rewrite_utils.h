@@ -63,6 +63,12 @@ std::optional<std::vector<int64_t>> transposePermutation(const SubgraphEditor &e
 int replaceOp(SubgraphEditor &editor, int op, BuiltinOperator code, std::vector<int32_t> inputs,
               circle::BuiltinOptionsUnion options);
 
+// Makes subgraph output number `position` a new tensor written by an identity copy of the
+// tensor it was (TRANSPOSE with the identity permutation; RESHAPE for rank 0). The copy takes
+// over the output's name, shape and signature, so the interface keeps its tensor names; the
+// original tensor keeps its readers. Returns the copy.
+int32_t copyGraphOutput(SubgraphEditor &editor, std::size_t position);
+
 // Options for a new RESHAPE to the static `shape`, and the int32 shape operand it reads.
 int addReshape(SubgraphEditor &editor, int32_t input, int32_t output, const std::vector<int32_t> &shape, int anchor);
 

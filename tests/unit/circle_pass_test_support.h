@@ -89,7 +89,8 @@ inline const CircleTensor &tensorAt(const CircleModel &model, int32_t index, uin
   return model.subgraphs[subgraph].tensors.at(index);
 }
 
-// Deterministic inputs for every input of subgraph 0 (float32 in [-2, 2), int32 in [0, 4)).
+// Deterministic inputs for every input of subgraph 0 (float32 in [-2, 2), int32, int64 and
+// uint8 in [0, 4), bool alternating by sign).
 inline std::vector<TensorPtr> deterministicInputs(const CircleModel &model, uint32_t seed = 7) {
   std::vector<TensorPtr> feeds;
   const auto &g = model.subgraphs[0];
@@ -105,6 +106,21 @@ inline std::vector<TensorPtr> deterministicInputs(const CircleModel &model, uint
       for (float v : values)
         ints.push_back(static_cast<int32_t>((v + 1.0f) * 2.0f));
       feeds.push_back(i32(shape, ints));
+    } else if (t.type == circle::TensorType::INT64) {
+      std::vector<int64_t> ints;
+      for (float v : values)
+        ints.push_back(static_cast<int64_t>((v + 1.0f) * 2.0f));
+      feeds.push_back(i64(shape, ints));
+    } else if (t.type == circle::TensorType::UINT8) {
+      std::vector<uint8_t> ints;
+      for (float v : values)
+        ints.push_back(static_cast<uint8_t>((v + 1.0f) * 2.0f));
+      feeds.push_back(tensorOf(DType::UInt8, shape, ints));
+    } else if (t.type == circle::TensorType::BOOL) {
+      std::vector<uint8_t> flags;
+      for (float v : values)
+        flags.push_back(v > 0.0f ? 1 : 0);
+      feeds.push_back(boolean(shape, flags));
     } else {
       for (float &v : values)
         v *= 2.0f;

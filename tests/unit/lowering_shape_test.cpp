@@ -232,8 +232,9 @@ TEST(LowerExpand, SymbolicDimsComeFromTheInputShape) {
   EXPECT_EQ(tensorAt(m, m.subgraphs[0].outputs[0]).shape_signature, (std::vector<int32_t>{2, -1, 4}));
 }
 
-// bool tensors cannot be added: the shape is computed at runtime for BROADCAST_TO.
-TEST(LowerExpand, BoolExpansionReadsTheShapeAtRuntime) {
+// bool tensors cannot be added: the same value-free broadcast runs on the int32 0/1 values,
+// cast back to bool (exact), so the shape still follows from the input's.
+TEST(LowerExpand, BoolExpansionAddsZerosInInt32) {
   auto g = parse(R"(graph @main {
   symbol s0 in [1, 64] hint 3
   input %x: bool[s0, 1]
@@ -241,14 +242,68 @@ TEST(LowerExpand, BoolExpansionReadsTheShapeAtRuntime) {
   return %e
 })");
   CircleModel m = lower(*g);
-  ASSERT_EQ(opNames(m), (std::vector<std::string>{"SHAPE", "GATHER", "CONCATENATION", "BROADCAST_TO"}));
+  ASSERT_EQ(opNames(m),
+            (std::vector<std::string>{"STRIDED_SLICE", "CAST", "ZEROS_LIKE", "RESHAPE", "ADD", "CAST", "ADD", "CAST"}));
   const auto &ops = m.subgraphs[0].operators;
-  ASSERT_EQ(ops[1].inputs.size(), 2u);
-  EXPECT_EQ(constantValues<int32_t>(m, ops[1].inputs[1]), (std::vector<int32_t>{0}));
-  ASSERT_EQ(ops[2].inputs.size(), 3u);
-  EXPECT_EQ(constantValues<int32_t>(m, ops[2].inputs[0]), (std::vector<int32_t>{2}));
-  EXPECT_EQ(ops[2].inputs[1], ops[1].outputs[0]);
-  EXPECT_EQ(constantValues<int32_t>(m, ops[2].inputs[2]), (std::vector<int32_t>{4}));
+  // x as int32, plus the int32 zeros of the result shape, cast back to bool into the output.
+  EXPECT_EQ(ops[5].inputs[0], m.subgraphs[0].inputs[0]);
+  EXPECT_EQ(tensorAt(m, ops[5].outputs[0]).type, circle::TensorType::INT32);
+  EXPECT_EQ(ops[6].inputs[0], ops[5].outputs[0]);
+  EXPECT_EQ(ops[6].inputs[1], ops[4].outputs[0]);
+  EXPECT_EQ(ops[7].outputs[0], m.subgraphs[0].outputs[0]);
+  EXPECT_EQ(tensorAt(m, m.subgraphs[0].outputs[0]).type, circle::TensorType::BOOL);
+  EXPECT_EQ(tensorAt(m, m.subgraphs[0].outputs[0]).shape_signature, (std::vector<int32_t>{2, -1, 4}));
+}
+
+// Only unit dims inserted / removed around several symbolic dims (attention scores
+// [h, s, s] -> [1, h, s, s]): SQUEEZE / EXPAND_DIMS, whose shapes follow from the input's,
+// instead of a RESHAPE to a shape read at run time.
+TEST(LowerReshape, UnitDimsAroundSymbolicDimsAreSqueezesAndExpansions) {
+  auto g = parse(R"(graph @main {
+  symbol s0 in [1, 64] hint 2
+  input %x: f32[1, 4, s0, s0]
+  %a: sym_int(s0) = aten::sym_size.int(%x, 2)
+  %v: f32[4, s0, 1, s0] = aten::view.default(%x, [4, %a, 1, %a])
+  return %v
+})");
+  CircleModel m = lower(*g);
+  ASSERT_EQ(opNames(m), (std::vector<std::string>{"SQUEEZE", "EXPAND_DIMS"}));
+  const auto &ops = m.subgraphs[0].operators;
+  EXPECT_EQ(ops[0].builtin_options.AsSqueezeOptions()->squeeze_dims, (std::vector<int32_t>{0}));
+  EXPECT_EQ(constantValues<int32_t>(m, ops[1].inputs[1]), (std::vector<int32_t>{2}));
+  EXPECT_EQ(ops[1].outputs[0], m.subgraphs[0].outputs[0]);
+  EXPECT_EQ(tensorAt(m, m.subgraphs[0].outputs[0]).shape_signature, (std::vector<int32_t>{4, -1, 1, -1}));
+}
+
+// A reshape that moves a symbolic dim is not a unit-dim change: the shape is read at run time.
+TEST(LowerReshape, ReorderedSymbolicDimsStillReadTheShape) {
+  auto g = parse(R"(graph @main {
+  symbol s0 in [1, 64] hint 2
+  symbol s1 in [1, 64] hint 3
+  input %x: f32[s0, s1]
+  %a: sym_int(s0) = aten::sym_size.int(%x, 0)
+  %b: sym_int(s1) = aten::sym_size.int(%x, 1)
+  %v: f32[s1, s0, 1] = aten::view.default(%x, [%b, %a, 1])
+  return %v
+})");
+  CircleModel m = lower(*g);
+  EXPECT_EQ(opNames(m).back(), "RESHAPE");
+}
+
+// The end of x[:, :s] on a dim of size s + 1 is the size minus one: the constant -1, also when
+// the bound's symbolic text is not written in terms of the size.
+TEST(LowerSlice, AffineEndOneBelowTheSizeIsMinusOne) {
+  auto g = parse(R"(graph @main {
+  symbol s0 in [1, 64] hint 8
+  input %x: f32[2, s0 + 1]
+  input %y: f32[s0]
+  %n: sym_int(s0) = aten::sym_size.int(%y, 0)
+  %s: f32[2, s0] = aten::slice.Tensor(%x, 1, 0, %n)
+  return %s
+})");
+  CircleModel m = lower(*g);
+  EXPECT_EQ(opNames(m), (std::vector<std::string>{"STRIDED_SLICE"})) << "no SHAPE computation";
+  EXPECT_EQ(constantValues<int32_t>(m, firstOp(m, "STRIDED_SLICE").inputs[2]), (std::vector<int32_t>{0, -1}));
 }
 
 TEST(LowerSoftmax, OtherDimsAreMovedLast) {
