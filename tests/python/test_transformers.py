@@ -1,7 +1,6 @@
 """Models from transformers (random weights from a small config: nothing is downloaded),
 converted through tico_native.convert and compared with eager PyTorch (rtol = atol = 1e-5)."""
 
-import pytest
 import torch
 import transformers
 
@@ -47,8 +46,6 @@ def test_bert_from_transformers_matches_eager():
     assert_close(pooled, expected.pooler_output)
 
 
-@pytest.mark.xfail(strict=True, raises=tico_native.UnsupportedOpsError,
-                   reason="transformers' padding-mask path exports aten::to.device, which has no Circle lowering yet")
 def test_bert_with_a_padding_mask_matches_eager():
     model = bert()
     ids = torch.randint(0, 128, (2, 10))
