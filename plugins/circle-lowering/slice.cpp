@@ -9,7 +9,9 @@
 // constant negative bound STRIDED_SLICE counts from the end (x[:, :-1]), which needs no
 // runtime SHAPE arithmetic and leaves the slice's operands constant, so runtimes infer the
 // output shape from the input's (onert 0.2 fails a data-dependent STRIDED_SLICE whose output
-// has a dynamic shape_signature).
+// has a dynamic shape_signature). For the same reason a prefix of a static dim whose length is
+// another tensor's dim (a position-id buffer cut to the sequence: ids[:, :seq]) is a GATHER of a
+// value-free iota of that dim, when the dim's range proves the prefix fits.
 #include "lowerings.h"
 #include "support.h"
 
@@ -173,6 +175,9 @@ public:
         end_mask |= 1 << i;
       }
 
+    if (lowerPrefixAsGather(node, emit))
+      return;
+
     VectorPiece &b = begin[static_cast<std::size_t>(dim)];
     VectorPiece &e = finish[static_cast<std::size_t>(dim)];
     std::optional<int64_t> start_from_end = start.isValue() ? offsetFromSize(node, start.asValue(), size) : std::nullopt;
@@ -228,6 +233,34 @@ public:
     int32_t strides_t = emit.constInt32(toInt32(strides, "step"), base + "_strides");
     emitOp(emit, circle::BuiltinOperator::STRIDED_SLICE, {emit.tensor(in), begin_t, end_t, strides_t}, node.output(),
            options(std::move(slice)));
+  }
+
+private:
+  // x[..., :n] along a static dim of size N, n a dim of another tensor bounded by N:
+  // GATHER(x, iota(n)) along the dim. The iota's shape follows from that tensor's shape, so the
+  // result's does too, where STRIDED_SLICE with an end read at run time would not.
+  static bool lowerPrefixAsGather(const Node &node, CircleEmitter &emit) {
+    const Value *in = node.input(0);
+    const int64_t dim = normalizeDim(node.arg("dim").asInt(), in->rank());
+    const Dim &size = in->shape()[static_cast<std::size_t>(dim)];
+    const Argument &start = node.arg("start");
+    const Argument &end = node.arg("end");
+    if (!size.isStatic() || node.arg("step").asInt() != 1 || !end.isValue() || !node.graph())
+      return false;
+    if (!start.isNone() && !(start.isInt() && start.asInt() == 0))
+      return false;
+    auto length = resolveSymbol(end.asValue());
+    if (!length || length->kind != VectorPiece::Kind::InputDim || length->input == in)
+      return false;
+    auto bound = upperBound(*node.graph(), length->input->shape()[static_cast<std::size_t>(length->value)]);
+    if (!bound || *bound > size.value() || *bound > kMaxConvolvedIota)
+      return false;
+    int32_t positions = emitIotaOfDim(emit, length->input, length->value, DType::Int32, bound, node.name() + "_prefix");
+    circle::GatherOptionsT gather;
+    gather.axis = toInt32(dim, "axis");
+    emitOp(emit, circle::BuiltinOperator::GATHER, {emit.tensor(in), positions}, node.output(),
+           options(std::move(gather)));
+    return true;
   }
 };
 

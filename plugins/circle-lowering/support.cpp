@@ -483,12 +483,65 @@ bool emitUnitDimReshape(CircleEmitter &emit, int32_t input, const Value *referen
   return true;
 }
 
+// Splits or merges the last static dim next to a shared prefix of dims (the symbolic ones by
+// expression): [b, s, h*d] <-> [b, s, h, d], attention's head split and merge. With batch and
+// sequence both dynamic a RESHAPE needs a shape computed at run time, which onert 0.2 cannot
+// infer; SPLIT + PACK (UNPACK + CONCATENATION to merge) give the same row-major order with
+// result shapes that follow from the input's. False when it does not apply.
+bool emitHeadReshape(CircleEmitter &emit, int32_t input, const Value *reference, const Shape &target, int32_t output,
+                     const std::string &hint) {
+  constexpr int64_t kMaxPieces = 256; // one operator output per head
+  if (!reference || !reference->isTensor())
+    return false;
+  const Shape &from = reference->shape();
+  const bool split = target.size() == from.size() + 1;
+  if (!split && from.size() != target.size() + 1)
+    return false;
+  const std::size_t prefix = std::min(from.size(), target.size()) - 1;
+  for (std::size_t i = 0; i < prefix; ++i)
+    if (!(from[i] == target[i]))
+      return false;
+  const Shape &wide = split ? target : from; // the side with [h, d]
+  const Shape &narrow = split ? from : target;
+  const Dim &h = wide[prefix], &d = wide[prefix + 1], &c = narrow[prefix];
+  if (!h.isStatic() || !d.isStatic() || !c.isStatic() || h.value() * d.value() != c.value() || h.value() < 2 ||
+      h.value() > kMaxPieces)
+    return false;
+  const DType dtype = reference->dtype();
+  const auto axis = static_cast<int32_t>(prefix);
+  Shape piece(narrow.begin(), narrow.begin() + static_cast<std::ptrdiff_t>(prefix));
+  piece.push_back(d);
+  std::vector<int32_t> pieces;
+  for (int64_t i = 0; i < h.value(); ++i)
+    pieces.push_back(emit.newTensor(dtype, piece, hint + "_head" + std::to_string(i)));
+  if (split) {
+    circle::SplitOptionsT split_options;
+    split_options.num_splits = static_cast<int32_t>(h.value());
+    emit.addOperator(circle::BuiltinOperator::SPLIT, {emit.constInt32({axis}, hint + "_axis"), input}, pieces,
+                     options(std::move(split_options)));
+    circle::PackOptionsT pack;
+    pack.values_count = static_cast<int32_t>(h.value());
+    pack.axis = axis;
+    emit.addOperator(circle::BuiltinOperator::PACK, pieces, {output}, options(std::move(pack)));
+  } else {
+    circle::UnpackOptionsT unpack;
+    unpack.num = static_cast<int32_t>(h.value());
+    unpack.axis = axis;
+    emit.addOperator(circle::BuiltinOperator::UNPACK, {input}, pieces, options(std::move(unpack)));
+    circle::ConcatenationOptionsT concat;
+    concat.axis = axis;
+    emit.addOperator(circle::BuiltinOperator::CONCATENATION, pieces, {output}, options(std::move(concat)));
+  }
+  return true;
+}
+
 } // namespace
 
 void emitReshapeInto(CircleEmitter &emit, int32_t input, const Shape &target, const Argument *sizes,
                      const Value *reference, int32_t output, const std::string &hint) {
   std::vector<VectorPiece> pieces;
-  if (countSymbolic(target) > 1 && emitUnitDimReshape(emit, input, reference, target, output, hint))
+  if (countSymbolic(target) > 1 && (emitUnitDimReshape(emit, input, reference, target, output, hint) ||
+                                    emitHeadReshape(emit, input, reference, target, output, hint)))
     return;
   if (countSymbolic(target) <= 1) {
     // A constant shape with -1 for the one unknown dim keeps the model free of shape math.

@@ -254,6 +254,16 @@ CASES: list[ModelCase] = [
         dynamic=seq_dynamic("input_ids", "attention_mask", batch=True),
         size=(2, SEQ),
         second_size=(3, 5),
+        expected_failures=(
+            ExpectedFailure(
+                "onert",
+                "run_decompositions() flattens each linear's input to [batch*seq, hidden]; splitting batch*seq back into "
+                "two dynamic dims for the attention heads is a RESHAPE to a shape computed at run time, which onert 0.2 "
+                "cannot infer (\"num_elements() cannot calculate when any dimension is unspecified\"); the export form "
+                "and the built-in interpreter run and match eager",
+                ("decomposed",),
+            ),
+        ),
     ),
     ModelCase(
         name="roberta",

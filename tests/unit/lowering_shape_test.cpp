@@ -2,6 +2,8 @@
 // unsqueeze, cat, slice, select, expand, gather, softmax, reductions.
 #include "lowering_test_support.h"
 
+#include <algorithm>
+
 namespace tico {
 namespace {
 
@@ -45,7 +47,7 @@ TEST(LowerReshape, SeveralSymbolicDimsAreComputedAtRuntime) {
   input %x: f32[s0, s1, 8]
   %a: sym_int(s0) = aten::sym_size.int(%x, 0)
   %b: sym_int(s1) = aten::sym_size.int(%x, 1)
-  %v: f32[s0, s1, 2, 4] = aten::view.default(%x, [%a, %b, 2, 4])
+  %v: f32[s0, s1, 2, 2, 2] = aten::view.default(%x, [%a, %b, 2, 2, 2])
   return %v
 })");
   CircleModel m = lower(*g);
@@ -54,8 +56,8 @@ TEST(LowerReshape, SeveralSymbolicDimsAreComputedAtRuntime) {
   EXPECT_EQ(constantValues<int32_t>(m, ops[1].inputs[1]), (std::vector<int32_t>{0}));
   EXPECT_EQ(constantValues<int32_t>(m, ops[3].inputs[1]), (std::vector<int32_t>{1}));
   ASSERT_EQ(ops[4].inputs.size(), 3u);
-  EXPECT_EQ(constantValues<int32_t>(m, ops[4].inputs[2]), (std::vector<int32_t>{2, 4}));
-  EXPECT_EQ(tensorAt(m, ops[4].outputs[0]).shape, (std::vector<int32_t>{4}));
+  EXPECT_EQ(constantValues<int32_t>(m, ops[4].inputs[2]), (std::vector<int32_t>{2, 2, 2}));
+  EXPECT_EQ(tensorAt(m, ops[4].outputs[0]).shape, (std::vector<int32_t>{5}));
   EXPECT_EQ(ops[5].inputs[1], ops[4].outputs[0]);
   EXPECT_TRUE(ops[5].builtin_options.AsReshapeOptions()->new_shape.empty());
 }
@@ -288,6 +290,70 @@ TEST(LowerReshape, ReorderedSymbolicDimsStillReadTheShape) {
 })");
   CircleModel m = lower(*g);
   EXPECT_EQ(opNames(m).back(), "RESHAPE");
+}
+
+// Attention's head split and merge with batch and sequence both dynamic ([b, s, h*d] <->
+// [b, s, h, d]): SPLIT + PACK and UNPACK + CONCATENATION, whose shapes follow from the input's,
+// instead of a RESHAPE to a shape read at run time.
+TEST(LowerReshape, HeadSplitAndMergeAroundSymbolicDimsArePacks) {
+  auto g = parse(R"(graph @main {
+  symbol s0 in [1, 64] hint 2
+  symbol s1 in [1, 64] hint 5
+  input %x: f32[s0, s1, 8]
+  %a: sym_int(s0) = aten::sym_size.int(%x, 0)
+  %b: sym_int(s1) = aten::sym_size.int(%x, 1)
+  %v: f32[s0, s1, 2, 4] = aten::view.default(%x, [%a, %b, 2, 4])
+  %w: f32[s0, s1, 8] = aten::view.default(%v, [%a, %b, 8])
+  return %v, %w
+})");
+  CircleModel m = lower(*g);
+  ASSERT_EQ(opNames(m), (std::vector<std::string>{"SPLIT", "PACK", "UNPACK", "CONCATENATION"}));
+  const auto &ops = m.subgraphs[0].operators;
+  EXPECT_EQ(constantValues<int32_t>(m, ops[0].inputs[0]), (std::vector<int32_t>{2})) << "split along the last dim";
+  EXPECT_EQ(ops[0].builtin_options.AsSplitOptions()->num_splits, 2);
+  ASSERT_EQ(ops[0].outputs.size(), 2u);
+  EXPECT_EQ(tensorAt(m, ops[0].outputs[0]).shape_signature, (std::vector<int32_t>{-1, -1, 4}));
+  EXPECT_EQ(ops[1].builtin_options.AsPackOptions()->axis, 2);
+  EXPECT_EQ(ops[1].outputs[0], m.subgraphs[0].outputs[0]);
+  EXPECT_EQ(ops[2].builtin_options.AsUnpackOptions()->num, 2);
+  EXPECT_EQ(ops[2].builtin_options.AsUnpackOptions()->axis, 2);
+  EXPECT_EQ(ops[3].builtin_options.AsConcatenationOptions()->axis, 2);
+  EXPECT_EQ(ops[3].outputs[0], m.subgraphs[0].outputs[1]);
+}
+
+// A position-id buffer cut to the sequence length (ids[:, :s], s a dim of the input ids): a
+// GATHER of a value-free iota of that dim, not a STRIDED_SLICE whose end is read at run time.
+TEST(LowerSlice, PrefixAsLongAsAnotherTensorsDimIsAGatherOfAnIota) {
+  auto g = parse(R"(graph @main {
+  symbol s0 in [1, 32] hint 8
+  input %ids: i64[1, s0]
+  input %positions: i64[1, 64]
+  %n: sym_int(s0) = aten::sym_size.int(%ids, 1)
+  %s: i64[1, s0] = aten::slice.Tensor(%positions, 1, 0, %n)
+  return %s
+})");
+  CircleModel m = lower(*g);
+  const auto names = opNames(m);
+  EXPECT_EQ(names.back(), "GATHER");
+  EXPECT_EQ(std::count(names.begin(), names.end(), "SHAPE"), 0) << "no shape read at run time";
+  const CircleOperator &gather = firstOp(m, "GATHER");
+  EXPECT_EQ(gather.builtin_options.AsGatherOptions()->axis, 1);
+  EXPECT_EQ(gather.outputs[0], m.subgraphs[0].outputs[0]);
+  EXPECT_EQ(tensorAt(m, gather.inputs[1]).type, circle::TensorType::INT32);
+}
+
+// Without a range that proves the prefix fits, PyTorch's clamping must be kept: STRIDED_SLICE.
+TEST(LowerSlice, PrefixThatMayOverrunTheDimStaysAStridedSlice) {
+  auto g = parse(R"(graph @main {
+  symbol s0 in [1, 128] hint 8
+  input %ids: i64[1, s0]
+  input %positions: i64[1, 64]
+  %n: sym_int(s0) = aten::sym_size.int(%ids, 1)
+  %s: i64[1, s0] = aten::slice.Tensor(%positions, 1, 0, %n)
+  return %s
+})");
+  CircleModel m = lower(*g);
+  EXPECT_EQ(opNames(m).back(), "STRIDED_SLICE");
 }
 
 // The end of x[:, :s] on a dim of size s + 1 is the size minus one: the constant -1, also when
