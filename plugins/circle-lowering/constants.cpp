@@ -83,6 +83,16 @@ public:
              options(circle::AddOptionsT{}));
       return;
     }
+    if (out->dtype() == DType::Bool && canBuildStatically(*pieces, DType::Int32)) {
+      // bool has no ADD: the same form in int32 (0 or 1), cast back (a causal mask's ones).
+      int32_t zeros = emitZerosOfShape(emit, *pieces, out->shape(), DType::Int32, node.name());
+      int32_t flags = emit.newTensor(DType::Int32, out->shape(), node.name() + "_int32");
+      emit.addOperator(circle::BuiltinOperator::ADD,
+                       {zeros, scalarConstant(emit, DType::Int32, value != 0.0 ? 1.0 : 0.0, node.name() + "_value")},
+                       {flags}, options(circle::AddOptionsT{}));
+      emitCastInto(emit, flags, DType::Int32, DType::Bool, emit.tensor(out));
+      return;
+    }
     int32_t dims = emitIntVector(emit, *pieces, node.name() + "_dims");
     emitOp(emit, circle::BuiltinOperator::FILL, {dims, scalarConstant(emit, out->dtype(), value, node.name() + "_value")},
            out, options(circle::FillOptionsT{}));

@@ -45,9 +45,6 @@ EXPECTED_FAILURES: dict[str, list[ExpectedFailure]] = {
         _reload("the original package's eager kernel of circle_custom::attention returns None (the op stands for onert's fused attention); the case's reference is that attention written out", BOTH),
         _onert('ATTENTION (a Circle extension operator): onert 0.2 cannot load it ("Fail to load model: Unsupported operation: "); the built-in interpreter runs it and matches the reference', BOTH),
     ],
-    "CircleCustomGatherNd": [
-        _onert('GATHER_ND: onert 0.2 cannot load it ("Fail to load model: Unsupported operation: GATHER_ND"); the built-in interpreter runs it and matches eager', BOTH),
-    ],
     "CircleCustomInstanceNorm": [
         _onert('INSTANCE_NORM: the CPU backend of onert 0.2 has no kernel for it ("KernelGenerator: NYI for operation \'InstanceNorm\'"); the built-in interpreter runs it and matches eager', BOTH),
     ],
@@ -56,24 +53,11 @@ EXPECTED_FAILURES: dict[str, list[ExpectedFailure]] = {
         ExpectedFailure("evaluator_frontend", _MX_EVALUATOR, BOTH),
         ExpectedFailure("evaluator_pipeline", _MX_EVALUATOR, BOTH),
     ],
-    "CircleCustomPrelu": [
-        _onert('PRELU: the CPU backend of onert 0.2 has no kernel for it ("KernelGenerator: NYI for operation \'PReLU\'"); the built-in interpreter runs it and matches eager', BOTH),
-    ],
-    "CircleCustomPreluShared": [
-        _onert('PRELU: the CPU backend of onert 0.2 has no kernel for it ("KernelGenerator: NYI for operation \'PReLU\'"); the built-in interpreter runs it and matches eager', BOTH),
-    ],
     "CircleCustomResizeNearestNeighbor": [
         _reload("the original package's eager kernel of circle_custom::resize_nearest_neighbor indexes size[1] and size[2] of the [H, W] size and raises IndexError; the case's reference is PyTorch's nearest interpolation, what the original's serializer emits", BOTH),
-        _onert('RESIZE_NEAREST_NEIGHBOR: the CPU backend of onert 0.2 has no kernel for it ("KernelGenerator: NYI for operation \'ResizeNearestNeighbor\'"); the built-in interpreter runs it and matches eager', BOTH),
     ],
     "CircleCustomTransposeConv": [
         _onert('TRANSPOSE_CONV: the CPU backend of onert 0.2 has no kernel for it ("KernelGenerator: NYI for operation \'TransposeConv\'"); the built-in interpreter runs it and matches eager', BOTH),
-    ],
-    "ArgmaxInt64": [
-        _onert('ARG_MAX on an int64 input: onert 0.2 rejects it at load ("OperationValidator failed"; int32 input works); the built-in interpreter runs it and matches eager', BOTH),
-    ],
-    "Conv1dReflectPad": [
-        _onert('MIRROR_PAD: onert 0.2 cannot load it ("Unsupported operation: MIRROR_PAD"); the decomposed form pads with slices; the built-in interpreter runs it and matches eager', RAW),
     ],
     "ConvTranspose1d": [
         _onert('TRANSPOSE_CONV: the CPU backend of onert 0.2 has no kernel for it ("KernelGenerator: NYI for operation \'TransposeConv\'"); the built-in interpreter runs it and matches eager', BOTH),
@@ -87,61 +71,11 @@ EXPECTED_FAILURES: dict[str, list[ExpectedFailure]] = {
     "ConvTranspose2dStride2Pad1": [
         _onert('TRANSPOSE_CONV: the CPU backend of onert 0.2 has no kernel for it ("KernelGenerator: NYI for operation \'TransposeConv\'"); the built-in interpreter runs it and matches eager', BOTH),
     ],
-    "CumsumInt32": [
-        _onert('CUMSUM: onert 0.2 cannot load it ("Unsupported operation: CUMSUM"); the built-in interpreter runs it and matches eager', BOTH),
-    ],
-    "CumsumNegativeDim": [
-        _onert('CUMSUM: onert 0.2 cannot load it ("Unsupported operation: CUMSUM"); the built-in interpreter runs it and matches eager', BOTH),
-    ],
-    "DynamicSdpaCausalSeq": [
-        _onert('STRIDED_SLICE with a run-time (SHAPE-derived) size and a dynamic output signature (the causal mask sliced to the sequence length): onert 0.2 fails at inference ("num_elements() cannot calculate when any dimension is unspecified"); the built-in interpreter runs it and matches eager', RAW),
-        _onert('CUMSUM (the decomposed causal mask builds tril with cumsum): onert 0.2 cannot load it ("Unsupported operation: CUMSUM"); the built-in interpreter runs it and matches eager', DECOMPOSED),
-    ],
-    "ExpandBool": [
-        _onert('BROADCAST_TO on bool: onert 0.2 fails at inference ("BroadcastToLayer: unsupported data type"); the built-in interpreter runs it and matches eager', BOTH),
-    ],
-    "FloorDivideScalar": [
-        _onert('FLOOR_DIV on int64 (floor division of integers): onert 0.2 rejects it at session preparation; the built-in interpreter runs it and matches eager', BOTH),
-    ],
-    "GRUCellUnrolled": [
-        _onert('wrong values on onert 0.2 (output 1): onert miscomputes a model output that also feeds a CONCATENATION followed by a RESHAPE (minimal repro: s = ADD(x, y) as an output plus RESHAPE(CONCATENATION(x, s))); every intermediate agrees with the interpreter, which matches eager', DECOMPOSED),
-    ],
-    "Hardswish": [
-        _onert('HARD_SWISH: onert 0.2 cannot load it ("Unsupported operation: HARD_SWISH"); the decomposed form uses elementwise ops; the built-in interpreter runs it and matches eager', RAW),
-    ],
     "InstanceNorm2d": [
         _onert('INSTANCE_NORM: the CPU backend of onert 0.2 has no kernel for it ("KernelGenerator: NYI for operation \'InstanceNorm\'"); the built-in interpreter runs it and matches eager', RAW),
     ],
-    "InterpolateNearest2x": [
-        _onert('RESIZE_NEAREST_NEIGHBOR: the CPU backend of onert 0.2 has no kernel for it ("KernelGenerator: NYI for operation \'ResizeNearestNeighbor\'"); the built-in interpreter runs it and matches eager', BOTH),
-    ],
-    "InterpolateNearestDownsample": [
-        _onert('RESIZE_NEAREST_NEIGHBOR: the CPU backend of onert 0.2 has no kernel for it ("KernelGenerator: NYI for operation \'ResizeNearestNeighbor\'"); the built-in interpreter runs it and matches eager', BOTH),
-    ],
-    "LlamaDecoderLayer": [
-        _onert('STRIDED_SLICE with a run-time (SHAPE-derived) size and a dynamic output signature (RoPE tables and causal mask sliced to the sequence length): onert 0.2 fails at inference ("num_elements() cannot calculate when any dimension is unspecified"); the built-in interpreter runs it and matches eager', RAW),
-        _onert('CUMSUM (the decomposed causal mask builds tril with cumsum): onert 0.2 cannot load it ("Unsupported operation: CUMSUM"); the built-in interpreter runs it and matches eager', DECOMPOSED),
-    ],
     "Logit": [
         _onert('DIV by zero: onert 0.2 saturates 1 / 0 to float32 max where PyTorch gives inf, so logit(1) after run_decompositions (log(x / (1 - x))) is 88.7 instead of inf; the raw form is decomposed with a constant inf at x = 1 and passes; the built-in interpreter runs both and matches eager', DECOMPOSED),
-    ],
-    "MaxDimInt64": [
-        _onert('REDUCE_MAX on int64: onert 0.2 rejects it at session preparation ("Reduce(generic): unsupported data type"); the built-in interpreter runs it and matches eager', BOTH),
-    ],
-    "MinDimValuesAndIndices": [
-        _onert('REDUCE_MIN: onert 0.2 cannot load it ("Unsupported operation: REDUCE_MIN"); the built-in interpreter runs it and matches eager', BOTH),
-    ],
-    "PReluChannelwise2D": [
-        _onert('PRELU: the CPU backend of onert 0.2 has no kernel for it ("KernelGenerator: NYI for operation \'PReLU\'"); the decomposed form uses elementwise ops; the built-in interpreter runs it and matches eager', RAW),
-    ],
-    "PReluShared": [
-        _onert('PRELU: the CPU backend of onert 0.2 has no kernel for it ("KernelGenerator: NYI for operation \'PReLU\'"); the decomposed form uses elementwise ops; the built-in interpreter runs it and matches eager', RAW),
-    ],
-    "PadReflect2d": [
-        _onert('MIRROR_PAD: onert 0.2 cannot load it ("Unsupported operation: MIRROR_PAD"); the decomposed form pads with slices; the built-in interpreter runs it and matches eager', RAW),
-    ],
-    "SumInt32PromotesToInt64": [
-        _onert('SUM on int64: onert 0.2 rejects it at session preparation ("Reduce(generic): unsupported data type"); the built-in interpreter runs it and matches eager', BOTH),
     ],
 }
 

@@ -12,7 +12,7 @@ import torch
 from torch import nn
 from torch.export import Dim
 
-from case_registry import ExpectedFailure, e2e_case, randint, randn
+from case_registry import e2e_case, randint, randn
 
 
 @e2e_case
@@ -20,7 +20,6 @@ class MaskIndexBroadcastDynamic(nn.Module):
     """mask[batch_idx[:, None, None, None], kv_idx[None, None, None, :]] with a dynamic sequence
     (two index tensors that broadcast together over a symbolic dim)."""
 
-    expected_failures = (ExpectedFailure("onert", "onert 0.2 has no int64 GATHER params (Gather: unsupported input data type)"),)
 
     def forward(self, mask):
         batch = torch.arange(mask.shape[0])
@@ -42,7 +41,6 @@ class MaskIndexBroadcastDynamic(nn.Module):
 class PackedSequenceDetection(nn.Module):
     """transformers' packed-sequence check: diff of position ids != 1, then a cumsum."""
 
-    expected_failures = (ExpectedFailure("onert", "onert 0.2 has no int64 STRIDED_SLICE (export form) and cannot infer the shape of a dynamic output built from it (num_elements() cannot calculate when any dimension is unspecified)"),)
 
     def forward(self, position_ids):
         first = position_ids[:, :1] - 1
@@ -79,7 +77,6 @@ class RouterTopK(nn.Module):
     """A mixture-of-experts router: softmax over experts, top 2 weights and their expert ids,
     and the smallest of each row along dim 0 (largest=False on a non-last dim)."""
 
-    expected_failures = (ExpectedFailure("onert", "onert 0.2 has no int64 TRANSPOSE (Transpose: unsupported data type)"),)
 
     def forward(self, logits):
         weights = torch.softmax(logits, dim=-1)
@@ -96,7 +93,6 @@ class TokenTypeBufferGather(nn.Module):
     """BERT's token types: a [1, max] buffer expanded and gathered at the first seq positions,
     with a dynamic sequence."""
 
-    expected_failures = (ExpectedFailure("onert", "onert 0.2 cannot infer the shape of the dynamic output (num_elements() cannot calculate when any dimension is unspecified)"),)
 
     def __init__(self):
         super().__init__()

@@ -438,24 +438,31 @@ def test_interpreter(workspace: Workspace, tico_run: Path, pipeline: Path, tico_
 
 
 def test_onert_needs_isolated_activated_outputs(workspace: Workspace, tmp_path: Path, tico_run: Path, pipeline: Path):
-    """Without isolate-activated-outputs onert 0.2 returns relu(y) for y; with it, y.
+    """Without output isolation onert 0.2 returns relu(y) for y; with it, y.
 
     (The quirk needs the RELU's own result to be consumed inside the model: when it is itself
     a model output, onert does not fuse.)
 
-    The default pipeline's result is checked by the ReturnedLinearAlsoActivated case; this
-    test proves the stage is what makes it right (if onert is ever fixed, it fails and the
-    stage can become optional).
+    The default pipeline's portability stage runs isolate-read-outputs, which isolates every
+    output another operator reads (an activation is one); isolate-activated-outputs alone, for
+    pipelines that want only that, must fix it too. The default pipeline's result is checked by
+    the ReturnedLinearAlsoActivated case; this test proves the isolation is what makes it right
+    (if onert is ever fixed, it fails and the stage can become optional).
     """
     from onert import infer
 
     case = workspace.case("ReturnedLinearAlsoActivated", "export")
     text = pipeline.read_text()
-    assert "isolate-activated-outputs" in text
+    assert "isolate-read-outputs" in text
+    head = text[: text.index("  - name: portability")]
     plain = tmp_path / "no-portability.yaml"
-    plain.write_text(text[: text.index("  - name: portability")])
+    plain.write_text(head)
+    activated_only = tmp_path / "activated-only.yaml"
+    activated_only.write_text(
+        head + "  - name: portability\n    kind: circle\n    strategy: once\n    passes:\n      - isolate-activated-outputs\n"
+    )
     outputs = {}
-    for label, manifest in (("default", pipeline), ("without portability", plain)):
+    for label, manifest in (("default", pipeline), ("activated only", activated_only), ("without portability", plain)):
         circle = tmp_path / f"{label.replace(' ', '-')}.circle"
         require_success(run_tico(tico_run, ["--pipeline", str(manifest), str(case.pt2), "-o", str(circle)]), label)
         session = infer.session(str(circle))
@@ -463,9 +470,10 @@ def test_onert_needs_isolated_activated_outputs(workspace: Workspace, tmp_path: 
     linear = case.first.outputs[0]
     assert (linear < 0).any(), "the example must have negative pre-activations to show the bug"
     np.testing.assert_allclose(outputs["default"][0], linear, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(outputs["activated only"][0], linear, rtol=1e-5, atol=1e-5)
     # onert writes the fused activation (and what follows it) over the returned tensor.
     assert not np.allclose(outputs["without portability"][0], linear, rtol=1e-5, atol=1e-5), (
-        "onert computed the returned tensor right without isolate-activated-outputs: its quirk is gone"
+        "onert computed the returned tensor right without output isolation: its quirk is gone"
     )
 
 

@@ -59,7 +59,7 @@ const char *kTwoSymbols = R"(graph @main {
   input %x: f32[s0, s1, 8]
   %a: sym_int(s0) = aten::sym_size.int(%x, 0)
   %b: sym_int(s1) = aten::sym_size.int(%x, 1)
-  %v: f32[s0, s1, 2, 4] = aten::view.default(%x, [%a, %b, 2, 4])
+  %v: f32[s0, s1, 2, 2, 2] = aten::view.default(%x, [%a, %b, 2, 2, 2])
   return %v
 })";
 

@@ -3,6 +3,8 @@
 // constants and casts.
 #include "lowering_test_support.h"
 
+#include <algorithm>
+
 namespace tico {
 namespace {
 
@@ -55,6 +57,29 @@ TEST(LowerConstants, SymbolicFillsOfTensorDimsKeepShapesStatic) {
   EXPECT_EQ(constantValues<float>(m, ops[3].inputs[0]), (std::vector<float>{0, 0, 0, 0})) << "the static dims";
   EXPECT_EQ(constantValues<int64_t>(m, ops[10].inputs[1]), (std::vector<int64_t>{7}));
   EXPECT_EQ(tensorAt(m, ops[10].outputs[0]).shape_signature, (std::vector<int32_t>{-1, 2}));
+}
+
+TEST(LowerConstants, SymbolicBoolFillsAreInt32ZerosPlusTheFlagCastBack) {
+  // A causal mask's torch.ones((s, s), dtype=bool): bool has no ADD, so the value-free form runs
+  // in int32 and casts back, instead of FILL over a runtime shape.
+  auto g = parse(R"(graph @main {
+  symbol s0 in [1, 64] hint 3
+  input %x: f32[2, s0]
+  %n: sym_int(s0) = aten::sym_size.int(%x, 1)
+  %f: bool[s0, s0] = aten::full.default([%n, %n], true, dtype=dtype(bool))
+  return %f
+})");
+  CircleModel m = lower(*g);
+  const auto names = opNames(m);
+  EXPECT_EQ(std::count(names.begin(), names.end(), "FILL"), 0);
+  EXPECT_EQ(std::count(names.begin(), names.end(), "SHAPE"), 0);
+  ASSERT_EQ(names.back(), "CAST");
+  const auto &ops = m.subgraphs[0].operators;
+  const CircleOperator &add = ops[ops.size() - 2];
+  EXPECT_EQ(names[names.size() - 2], "ADD");
+  EXPECT_EQ(constantValues<int32_t>(m, add.inputs[1]), (std::vector<int32_t>{1}));
+  EXPECT_EQ(tensorAt(m, ops.back().outputs[0]).type, circle::TensorType::BOOL);
+  EXPECT_EQ(tensorAt(m, ops.back().outputs[0]).shape_signature, (std::vector<int32_t>{-1, -1}));
 }
 
 TEST(LowerConstants, ComputedSymbolicSizesAreFillOverARuntimeShape) {
