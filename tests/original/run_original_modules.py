@@ -227,6 +227,7 @@ def run_module(label: str, cls, args, work: Path) -> Result:
         if hasattr(module, "get_golden_outputs"):
             expected = list(module.get_golden_outputs())
         expected = expected_outputs(expected)
+        with torch.no_grad():
             program = torch.export.export(
                 module, copy.deepcopy(forward_args), copy.deepcopy(forward_kwargs), dynamic_shapes=dynamic
             )
