@@ -14,6 +14,8 @@
 namespace tico::compat {
 namespace {
 
+constexpr const char *kCircleOptimize = "circle_optimize";
+
 SourceLocation locationOf(const std::string &file, const YAML::Mark &mark) {
   return SourceLocation{file, mark.line + 1, mark.column + 1};
 }
@@ -86,7 +88,7 @@ void checkVersion(const YAML::Node &root, const std::string &name) {
 
 } // namespace
 
-void applyCompatConfigText(const std::string &text, const std::string &name, CompileConfig &config) {
+CompatRequests applyCompatConfigText(const std::string &text, const std::string &name, CompileConfig &config) {
   YAML::Node root;
   try {
     root = YAML::Load(text);
@@ -101,6 +103,7 @@ void applyCompatConfigText(const std::string &text, const std::string &name, Com
   Problems problems(name);
   std::set<std::string> seen;
   CompileConfig updated = config;
+  CompatRequests requests;
   for (const auto &entry : root) {
     const YAML::Node &key = entry.first;
     const YAML::Node &value = entry.second;
@@ -115,7 +118,8 @@ void applyCompatConfigText(const std::string &text, const std::string &name, Com
     }
     if (field == "version")
       continue;
-    const auto &fields = CompileConfig::fieldNames();
+    std::vector<std::string> fields = CompileConfig::fieldNames();
+    fields.push_back(kCircleOptimize);
     if (std::find(fields.begin(), fields.end(), field) == fields.end()) {
       problems.add(key.Mark(), "unknown config key '" + field + "'" + didYouMean(field, fields));
       problems.note("the original pt2-to-circle silently ignored unknown keys; tico refuses them so that a "
@@ -127,19 +131,23 @@ void applyCompatConfigText(const std::string &text, const std::string &name, Com
       problems.add(value.Mark(), "'" + field + "' must be true or false, got " + describe(value));
       continue;
     }
-    updated.set(field, *flag);
+    if (field == kCircleOptimize)
+      requests.circle_optimize = *flag;
+    else
+      updated.set(field, *flag);
   }
   problems.throwIfAny();
   config = updated;
+  return requests;
 }
 
-void applyCompatConfig(const std::string &path, CompileConfig &config) {
+CompatRequests applyCompatConfig(const std::string &path, CompileConfig &config) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw Error("cannot read config file '" + path + "'");
   std::ostringstream text;
   text << in.rdbuf();
-  applyCompatConfigText(text.str(), path, config);
+  return applyCompatConfigText(text.str(), path, config);
 }
 
 } // namespace tico::compat

@@ -10,6 +10,10 @@
 //     counted as true).
 // Booleans are read as the original's YAML loader reads them (YAML 1.1: true/false, yes/no,
 // on/off in lower, Title or UPPER case).
+//
+// `circle_optimize` (0.3.0: run the Circle O1 optimization after serialization) is not a
+// compile-config field here: it selects tico's Circle O1 stages (circle-o1.yaml), which the
+// caller appends to the pipeline.
 #pragma once
 
 #include "tico/pipeline/compile_config.h"
@@ -21,10 +25,16 @@ namespace tico::compat {
 // The only configuration version the original defines.
 inline constexpr const char *kLatestConfigVersion = "1.0";
 
+// What a config file asks for beyond the compile config.
+struct CompatRequests {
+  // circle_optimize: true (unset: false, tico's default pipeline is O0).
+  bool circle_optimize = false;
+};
+
 // Applies the fields of the file at `path` to `config`. Throws tico::Error; problems in the
 // file are listed one per line as "file:line:col: error: ...", all at once.
-void applyCompatConfig(const std::string &path, CompileConfig &config);
+CompatRequests applyCompatConfig(const std::string &path, CompileConfig &config);
 // The same from text already read; `name` stands for the file in messages.
-void applyCompatConfigText(const std::string &text, const std::string &name, CompileConfig &config);
+CompatRequests applyCompatConfigText(const std::string &text, const std::string &name, CompileConfig &config);
 
 } // namespace tico::compat

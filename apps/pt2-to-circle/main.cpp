@@ -64,9 +64,13 @@ int run(int argc, char **argv) {
     tico::log::setLevel(tico::log::Level::Debug);
 
   // Everything the user wrote is checked before any plugin is loaded or any file is read.
-  tico::Manifest manifest = tico::Manifest::load(defaultPipeline());
-  if (!config_path.empty())
-    tico::compat::applyCompatConfig(config_path, manifest.config);
+  const std::string pipeline = defaultPipeline();
+  tico::Manifest manifest = tico::Manifest::load(pipeline);
+  if (!config_path.empty() && tico::compat::applyCompatConfig(config_path, manifest.config).circle_optimize) {
+    // The Circle O1 stages packaged next to the default pipeline run on the lowered model.
+    const tico::Manifest o1 = tico::Manifest::load((fs::path(pipeline).parent_path() / "circle-o1.yaml").string());
+    manifest.stages.insert(manifest.stages.end(), o1.stages.begin(), o1.stages.end());
+  }
 
   tico::PluginSet plugins;
   tico::Registry registry;

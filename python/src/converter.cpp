@@ -61,25 +61,33 @@ std::vector<std::tuple<std::string, std::string, std::string>> Converter::plugin
   return out;
 }
 
-nb::bytes Converter::convertBytes(nb::handle archive, const std::string &name, const std::string &pipeline,
-                                  nb::dict config) {
+nb::bytes Converter::convertBytes(nb::handle archive, const std::string &name,
+                                  const std::vector<std::string> &pipelines, nb::dict config) {
   ConversionOptions options;
   options.input_bytes = borrowBuffer(archive, "the .pt2 archive");
   options.input_path = name;
   options.input_frontend = "pt2";
-  return convert(options, pipeline, config);
+  return convert(options, pipelines, config);
 }
 
-nb::bytes Converter::convertFile(const std::string &path, const std::string &pipeline, nb::dict config) {
+nb::bytes Converter::convertFile(const std::string &path, const std::vector<std::string> &pipelines,
+                                 nb::dict config) {
   ConversionOptions options;
   options.input_path = path;
-  return convert(options, pipeline, config);
+  return convert(options, pipelines, config);
 }
 
-nb::bytes Converter::convert(ConversionOptions &options, const std::string &pipeline, nb::dict config) {
+nb::bytes Converter::convert(ConversionOptions &options, const std::vector<std::string> &pipelines,
+                             nb::dict config) {
+  if (pipelines.empty())
+    throwPython("ManifestError", "no pipeline manifest given");
   Manifest manifest;
   try {
-    manifest = Manifest::load(pipeline);
+    manifest = Manifest::load(pipelines.front());
+    for (std::size_t i = 1; i < pipelines.size(); ++i) {
+      const Manifest more = Manifest::load(pipelines[i]);
+      manifest.stages.insert(manifest.stages.end(), more.stages.begin(), more.stages.end());
+    }
   } catch (const Error &e) {
     throwPython("ManifestError", e.what());
   }

@@ -21,19 +21,22 @@ public:
   explicit Converter(const std::vector<std::string> &plugin_dirs);
 
   // Converts the .pt2 archive held by `archive` (any object with the buffer protocol, viewed in
-  // place: no copy, no temporary file) with the pipeline manifest at `pipeline`, its config
-  // overridden by `config` (field -> bool). `name` stands for the archive in messages.
+  // place: no copy, no temporary file) with the pipeline manifest at `pipelines[0]`, followed by
+  // the stages of the others (the Circle O1 stages for circle_optimize), its config overridden
+  // by `config` (field -> bool). `name` stands for the archive in messages.
   // Returns the Circle file's bytes.
-  nanobind::bytes convertBytes(nanobind::handle archive, const std::string &name, const std::string &pipeline,
-                               nanobind::dict config);
+  nanobind::bytes convertBytes(nanobind::handle archive, const std::string &name,
+                               const std::vector<std::string> &pipelines, nanobind::dict config);
   // The same for a .pt2 file on disk (mapped, as tico-run reads it).
-  nanobind::bytes convertFile(const std::string &path, const std::string &pipeline, nanobind::dict config);
+  nanobind::bytes convertFile(const std::string &path, const std::vector<std::string> &pipelines,
+                              nanobind::dict config);
 
   // (name, version, path) of every loaded plugin.
   std::vector<std::tuple<std::string, std::string, std::string>> plugins() const;
 
 private:
-  nanobind::bytes convert(ConversionOptions &options, const std::string &pipeline, nanobind::dict config);
+  nanobind::bytes convert(ConversionOptions &options, const std::vector<std::string> &pipelines,
+                          nanobind::dict config);
 
   PluginSet plugins_;
   Registry registry_;

@@ -18,9 +18,9 @@ NB_MODULE(_tico_native, m) {
 
   nb::class_<tico::python::Converter>(m, "Converter")
       .def(nb::init<const std::vector<std::string> &>(), "plugin_dirs"_a)
-      .def("convert_bytes", &tico::python::Converter::convertBytes, "archive"_a, "name"_a, "pipeline"_a,
+      .def("convert_bytes", &tico::python::Converter::convertBytes, "archive"_a, "name"_a, "pipelines"_a,
            "config"_a)
-      .def("convert_file", &tico::python::Converter::convertFile, "path"_a, "pipeline"_a, "config"_a)
+      .def("convert_file", &tico::python::Converter::convertFile, "path"_a, "pipelines"_a, "config"_a)
       .def("plugins", &tico::python::Converter::plugins);
 
   nb::class_<tico::python::NativeCircleModel>(m, "NativeCircleModel")

@@ -16,6 +16,7 @@ PLUGIN_DIR = PACKAGE_DIR / "lib" / "tico" / "plugins"
 PIPELINE_DIR = PACKAGE_DIR / "share" / "tico" / "pipelines"
 BIN_DIR = PACKAGE_DIR / "bin"
 DEFAULT_PIPELINE = PIPELINE_DIR / "default.yaml"
+CIRCLE_O1_PIPELINE = PIPELINE_DIR / "circle-o1.yaml"
 
 
 def plugin_dirs() -> list[str]:

@@ -20,6 +20,9 @@ from .model import CircleModel
 
 _log = logging.getLogger(__name__)
 
+# The original 0.3.0's switch for its Circle O1 optimization (see _pipelines_and_config).
+_CIRCLE_OPTIMIZE = "circle_optimize"
+
 
 def _config_dict(config: Any) -> dict:
     """A dict of CompileConfigV1 fields from a dict, or from an object with ``to_dict()`` (the
@@ -34,6 +37,23 @@ def _config_dict(config: Any) -> dict:
     raise ConfigError(f"config must be a dict of compile options, got {type(config).__name__}")
 
 
+def _pipelines_and_config(pipeline: str | os.PathLike | None, config: Any) -> tuple[list[str], dict]:
+    """The manifests to run and the compile config for the extension.
+
+    ``circle_optimize`` (the original 0.3.0's switch for its Circle O1 optimization after
+    serialization, on in its CompileConfigV1) is not a compile-config field in tico: when true,
+    the packaged Circle O1 stages (circle-o1.yaml) follow the pipeline's."""
+    fields = _config_dict(config)
+    pipelines = [_resources.pipeline_path(pipeline)]
+    if _CIRCLE_OPTIMIZE in fields:
+        optimize = fields.pop(_CIRCLE_OPTIMIZE)
+        if not isinstance(optimize, bool):
+            raise ConfigError(f"config key '{_CIRCLE_OPTIMIZE}' must be True or False, got {optimize!r}")
+        if optimize:
+            pipelines.append(str(_resources.CIRCLE_O1_PIPELINE))
+    return pipelines, fields
+
+
 def convert_from_exported_program(
     exported_program: torch.export.ExportedProgram,
     pipeline: str | os.PathLike | None = None,
@@ -44,10 +64,9 @@ def convert_from_exported_program(
     buffer = io.BytesIO()
     torch.export.save(exported_program, buffer)
     view = buffer.getbuffer()  # the archive in place; the frontend reads these very bytes
+    pipelines, fields = _pipelines_and_config(pipeline, config)
     try:
-        circle = _resources.converter().convert_bytes(
-            view, "ExportedProgram", _resources.pipeline_path(pipeline), _config_dict(config)
-        )
+        circle = _resources.converter().convert_bytes(view, "ExportedProgram", pipelines, fields)
     finally:
         view.release()
     return CircleModel(circle, "ExportedProgram")
@@ -60,7 +79,8 @@ def convert_from_pt2(
 ) -> CircleModel:
     """Converts a .pt2 file (read as tico-run reads it: mapped, weights not copied)."""
     path = os.fspath(pt2_path)
-    circle = _resources.converter().convert_file(path, _resources.pipeline_path(pipeline), _config_dict(config))
+    pipelines, fields = _pipelines_and_config(pipeline, config)
+    circle = _resources.converter().convert_file(path, pipelines, fields)
     return CircleModel(circle, path)
 
 

@@ -98,6 +98,26 @@ def test_config_with_only_the_version_changes_nothing(pt2, tmp_path):
     assert (tmp_path / "a.circle").read_bytes() == (tmp_path / "b.circle").read_bytes()
 
 
+def test_circle_optimize_appends_the_circle_o1_stages(pt2, tmp_path):
+    # The original 0.3.0's circle_optimize: its Circle O1 optimization after serialization. Here
+    # the O1 stages of circle-o1.yaml run on the lowered model: the RELU is fused into the
+    # FULLY_CONNECTED (fuse-activation-function), which the default pipeline leaves separate.
+    on = write(tmp_path / "on.yaml", 'version: "1.0"\ncircle_optimize: true\n')
+    off = write(tmp_path / "off.yaml", 'version: "1.0"\ncircle_optimize: false\n')
+    assert run("-i", pt2, "-o", tmp_path / "on.circle", "-c", on).returncode == 0
+    assert run("-i", pt2, "-o", tmp_path / "off.circle", "-c", off).returncode == 0
+    assert run("-i", pt2, "-o", tmp_path / "plain.circle").returncode == 0
+    assert (tmp_path / "off.circle").read_bytes() == (tmp_path / "plain.circle").read_bytes()
+    assert "RELU" in operators(tmp_path / "off.circle")
+    assert "RELU" not in operators(tmp_path / "on.circle")
+    assert "FULLY_CONNECTED" in operators(tmp_path / "on.circle")
+
+
+def test_circle_optimize_must_be_a_boolean(pt2, tmp_path):
+    err = expect_failure(pt2, tmp_path, 'version: "1.0"\ncircle_optimize: "yes"\n')
+    assert "'circle_optimize' must be true or false" in err
+
+
 def expect_failure(pt2, tmp_path, config_text: str) -> str:
     cfg = write(tmp_path / "cfg.yaml", config_text)
     out = tmp_path / "out.circle"

@@ -122,6 +122,44 @@ def test_config_object_with_to_dict_like_the_originals_compile_config():
     assert "BATCH_MATMUL" in operator_counts(circle)
 
 
+class LinearRelu(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(8, 4)
+
+    def forward(self, x):
+        return torch.relu(self.fc(x))
+
+
+def test_circle_optimize_of_the_originals_config_runs_the_circle_o1_stages():
+    # The original 0.3.0's CompileConfigV1 has circle_optimize (on by default): its Circle O1
+    # optimization. Here it appends the packaged circle-o1.yaml stages, which fuse the RELU.
+    class CompileConfigV1Like:
+        def __init__(self, circle_optimize):
+            self.circle_optimize = circle_optimize
+
+        def to_dict(self):
+            return {"convert_rhs_const_mm_to_fc": True, "circle_optimize": self.circle_optimize}
+
+    torch.manual_seed(0)
+    model = LinearRelu().eval()
+    x = torch.randn(3, 8)
+    optimized = tico_native.convert(model, (x,), config=CompileConfigV1Like(True))
+    plain = tico_native.convert(model, (x,), config=CompileConfigV1Like(False))
+    assert "RELU" not in operator_counts(optimized)
+    assert "RELU" in operator_counts(plain)
+    assert plain.circle_binary == tico_native.convert(model, (x,)).circle_binary
+    with torch.no_grad():
+        expected = model(x)
+    for circle in (optimized, plain):
+        np.testing.assert_allclose(np.asarray(circle(x)), expected.numpy(), rtol=RTOL, atol=ATOL)
+
+
+def test_circle_optimize_must_be_a_bool():
+    with pytest.raises(tico_native.ConfigError, match="circle_optimize"):
+        tico_native.convert(LinearRelu().eval(), (torch.randn(3, 8),), config={"circle_optimize": "yes"})
+
+
 def test_custom_pipeline_manifest(tmp_path):
     manifest = tmp_path / "p.yaml"
     manifest.write_text(tico_native.DEFAULT_PIPELINE.read_text().replace("convert_rhs_const_mm_to_fc: true", "convert_rhs_const_mm_to_fc: false"))
