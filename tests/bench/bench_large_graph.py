@@ -33,14 +33,19 @@ NODES_PER_BLOCK = 9
 HIDDEN = 8
 
 
+def dense(values: list[float]) -> str:
+    """A constant in the textual IR: every element listed."""
+    return "dense<[" + ", ".join(repr(v) for v in values) + "]>"
+
+
 def program(blocks: int) -> str:
     """A chain of `blocks` blocks over x: f32[1, 4, HIDDEN], weights shared by every block."""
     lines = [
         "graph @main {",
         f"  input %x: f32[1, 4, {HIDDEN}]",
-        f"  param %w: f32[{HIDDEN}, {HIDDEN}] \"w\" = dense<0.01>",
-        f"  param %b: f32[{HIDDEN}] \"b\" = dense<0.0>",
-        f"  param %g: f32[{HIDDEN}] \"g\" = dense<1.0>",
+        f"  param %w: f32[{HIDDEN}, {HIDDEN}] \"w\" = {dense([0.01] * HIDDEN * HIDDEN)}",
+        f"  param %b: f32[{HIDDEN}] \"b\" = {dense([0.0] * HIDDEN)}",
+        f"  param %g: f32[{HIDDEN}] \"g\" = {dense([1.0] * HIDDEN)}",
     ]
     h = "%x"
     for i in range(blocks):
