@@ -1,6 +1,7 @@
 #include "compat_config.h"
 
 #include "tico/support/error.h"
+#include "tico/support/file.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -142,12 +143,7 @@ CompatRequests applyCompatConfigText(const std::string &text, const std::string 
 }
 
 CompatRequests applyCompatConfig(const std::string &path, CompileConfig &config) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw Error("cannot read config file '" + path + "'");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return applyCompatConfigText(text.str(), path, config);
+  return applyCompatConfigText(readRegularFile(path, "config file"), path, config);
 }
 
 } // namespace tico::compat

@@ -5,17 +5,15 @@
 #include "tico/circle/verify.h"
 #include "tico/circle/writer.h"
 #include "tico/support/error.h"
+#include "tico/support/file.h"
 
 #include <filesystem>
 
 namespace tico::circle_tool {
 
 CircleModel loadModel(const std::string &path, bool check_indices) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec))
-    throw Error("'" + path + "' does not exist");
-  if (std::filesystem::is_directory(path, ec))
-    throw Error("'" + path + "' is a directory, not a Circle file");
+  // Checked before opening: a FIFO would block the reader forever.
+  requireRegularFile(path, "Circle file");
   CircleReadOptions options;
   options.check_indices = check_indices;
   return readCircleFile(path, options);

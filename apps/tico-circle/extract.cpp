@@ -4,6 +4,7 @@
 
 #include "tico/circle/edit.h"
 #include "tico/support/error.h"
+#include "tico/support/file.h"
 
 #include <iostream>
 #include <memory>
@@ -43,7 +44,7 @@ struct ExtractRequest {
   std::string input, output, ops;
   uint32_t subgraph = 0;
   std::vector<std::string> from, to;
-  bool full_match = false, keep_other_subgraphs = false, no_verify = false;
+  bool full_match = false, keep_other_subgraphs = false, no_verify = false, force = false;
 };
 
 } // namespace
@@ -92,9 +93,11 @@ Action addExtract(CLI::App &app) {
   app.add_flag("--keep-other-subgraphs", request->keep_other_subgraphs,
                "keep every other subgraph and its signatures (default: only subgraphs the slice calls)");
   app.add_flag("--no-verify", request->no_verify, "write the result without verifying it");
+  app.add_flag("--force", request->force, "replace the output even when it is a read-only file");
   return [request] {
     if (request->ops.empty() && request->to.empty())
       throw Error("extract needs --ops or --to-tensor (see --help)");
+    checkOutputTarget(request->output, {request->input}, request->force);
     const CircleModel model = loadModel(request->input);
     std::vector<std::string> added;
     const ExtractSelection selection =

@@ -9,6 +9,7 @@
 #include "tico/pipeline/manifest.h"
 #include "tico/plugin/loader.h"
 #include "tico/support/error.h"
+#include "tico/support/file.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -24,7 +25,7 @@ namespace {
 struct OptimizeRequest {
   std::string input, output, passes, strategy = "until-no-change", pipeline, folding_profile;
   int level = 0;
-  bool no_verify = false;
+  bool no_verify = false, force = false;
   bool o1() const { return level == 1; }
   std::vector<std::string> plugins, enable;
 };
@@ -82,7 +83,7 @@ Manifest presetManifest(const OptimizeRequest &request) {
   }
   YAML::Node root;
   try {
-    root = YAML::LoadFile(path);
+    root = YAML::Load(readRegularFile(path, "pipeline manifest"));
   } catch (const YAML::Exception &e) {
     throw Error("cannot read pipeline '" + path + "': " + e.what());
   }
@@ -127,7 +128,9 @@ int optimize(const OptimizeRequest &request) {
     throw Error(request.o1() ? "give either -O1 or --passes, not both" : "optimize needs --passes a,b,c or -O1");
   if (!request.o1() && (!request.enable.empty() || !request.folding_profile.empty() || !request.pipeline.empty()))
     throw Error("--enable, --constant-folding-profile and --pipeline belong to -O1");
-
+  std::vector<std::string> inputs = request.plugins;
+  inputs.insert(inputs.end(), {request.input, request.pipeline});
+  checkOutputTarget(request.output, inputs, request.force);
 
   // The model first: a file that cannot be read is the problem to report, whatever the passes.
   CircleModel model = loadModel(request.input);
@@ -179,6 +182,7 @@ Action addOptimize(CLI::App &app) {
       ->check(CLI::IsMember({"basic", "heavy"}));
   app.add_option("--plugin", request->plugins, "load this plugin in addition to the discovered ones");
   app.add_flag("--no-verify", request->no_verify, "write the result without verifying it");
+  app.add_flag("--force", request->force, "replace the output even when it is a read-only file");
   return [request] { return optimize(*request); };
 }
 

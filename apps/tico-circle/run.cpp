@@ -9,6 +9,7 @@
 #include "tico/eval/npy.h"
 #include "tico/interpreter/interpreter.h"
 #include "tico/support/error.h"
+#include "tico/support/file.h"
 
 #include <filesystem>
 #include <iostream>
@@ -21,6 +22,7 @@ struct RunRequest {
   std::string input, output_dir;
   std::vector<std::string> inputs;
   uint32_t subgraph = 0;
+  bool force = false;
 };
 
 int runModel(const RunRequest &request) {
@@ -45,8 +47,16 @@ int runModel(const RunRequest &request) {
   std::filesystem::create_directories(request.output_dir, ec);
   if (ec)
     throw Error("cannot create output directory '" + request.output_dir + "': " + ec.message());
+  auto pathOf = [&](std::size_t i) {
+    return (std::filesystem::path(request.output_dir) / ("out" + std::to_string(i) + ".npy")).string();
+  };
+  // Every target is checked before the first one is written: none may be an input.
+  std::vector<std::string> protected_files = request.inputs;
+  protected_files.push_back(request.input);
   for (std::size_t i = 0; i < outputs.size(); ++i)
-    writeNpy((std::filesystem::path(request.output_dir) / ("out" + std::to_string(i) + ".npy")).string(), *outputs[i]);
+    checkOutputTarget(pathOf(i), protected_files, request.force);
+  for (std::size_t i = 0; i < outputs.size(); ++i)
+    writeNpy(pathOf(i), *outputs[i]);
   std::cerr << "tico-circle run: wrote " << outputs.size() << " outputs to " << request.output_dir << "\n";
   return kOk;
 }
@@ -59,6 +69,7 @@ Action addRun(CLI::App &app) {
   app.add_option("--input", request->inputs, "an input .npy file (repeat in the model's input order)");
   app.add_option("--output-dir", request->output_dir, "directory for out0.npy, out1.npy, ...")->required();
   app.add_option("--subgraph", request->subgraph, "run this subgraph instead of subgraph 0");
+  app.add_flag("--force", request->force, "replace outputs even when they are read-only files");
   return [request] { return runModel(*request); };
 }
 

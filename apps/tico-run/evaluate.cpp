@@ -4,6 +4,7 @@
 #include "tico/eval/evaluator.h"
 #include "tico/eval/npy.h"
 #include "tico/support/error.h"
+#include "tico/support/file.h"
 
 #include <cstring>
 #include <filesystem>
@@ -22,8 +23,14 @@ void evaluate(const Registry &registry, const Graph &graph, const EvaluateReques
   auto evaluator = entry->spec.create();
   std::vector<EvalValue> outputs = runGraph(graph, *evaluator, inputs);
   std::filesystem::create_directories(request.output_dir);
+  auto pathOf = [&](std::size_t i) {
+    return (std::filesystem::path(request.output_dir) / ("out" + std::to_string(i) + ".npy")).string();
+  };
+  // Every target is checked before the first one is written.
+  for (std::size_t i = 0; i < outputs.size(); ++i)
+    checkOutputTarget(pathOf(i), request.protected_files, request.force);
   for (std::size_t i = 0; i < outputs.size(); ++i) {
-    std::string path = (std::filesystem::path(request.output_dir) / ("out" + std::to_string(i) + ".npy")).string();
+    const std::string path = pathOf(i);
     if (outputs[i].tensor && outputs[i].tensor->dtype == DType::BFloat16) {
       // .npy has no bfloat16: written as float32, which holds every bfloat16 value exactly.
       const TensorData &t = *outputs[i].tensor;

@@ -4,11 +4,15 @@
 
 #include "tico/ir/text.h"
 #include "tico/support/error.h"
+#include "tico/support/file.h"
 #include "tico/support/log.h"
 
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
+#include <limits>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -31,15 +35,6 @@ std::string defaultPipeline() {
   if (fs::exists(candidate, ec))
     return fs::weakly_canonical(candidate, ec).string();
   return {};
-}
-
-std::string readFile(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw tico::Error("cannot read '" + path + "'");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 std::vector<std::string> splitList(const std::string &text) {
@@ -65,22 +60,20 @@ std::vector<std::string> splitList(const std::string &text) {
 }
 
 // Writes text atomically, like Circle files: never a partial file.
-void writeTextAtomically(const std::string &path, const std::string &text) {
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    if (!out)
-      throw tico::Error("cannot write '" + path + "'");
-    out << text;
-    if (!out.flush())
-      throw tico::Error("cannot write '" + path + "'");
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw tico::Error("cannot write '" + path + "': " + ec.message());
-  }
+void writeText(const std::string &path, const std::string &text) {
+  tico::writeFileSafely(path, "textual IR file", [&](int fd) {
+    const char *data = text.data();
+    std::size_t size = text.size();
+    while (size > 0) {
+      const ssize_t n = ::write(fd, data, size);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        throw tico::Error("cannot write textual IR file '" + path + "': " + std::strerror(errno));
+      data += n;
+      size -= static_cast<std::size_t>(n);
+    }
+  });
 }
 
 std::string millis(std::chrono::nanoseconds ns) {
@@ -97,7 +90,7 @@ int run(int argc, char **argv) {
   std::vector<std::string> extra_plugins, eval_inputs;
   std::string output_dir, graph_dump_dir;
   bool list_plugins = false, list_passes = false, list_ops = false, dump_ir = false, verbose = false,
-       do_evaluate = false, verify_each = false, time_passes = false;
+       do_evaluate = false, verify_each = false, time_passes = false, force = false;
 
   app.add_option("input", input, "model to convert (.pt2, or .tir textual IR)");
   app.add_option("-o,--output", output, "output file (Circle; textual IR with --emit tir)");
@@ -121,6 +114,7 @@ int run(int argc, char **argv) {
   app.add_option("--dump-graphs", graph_dump_dir,
                  "write Graphviz pictures of the graph after the frontend and each stage into this folder "
                  "(TICO_GRAPH_DUMP=1 does the same into .tico_tmp/session_<timestamp>)");
+  app.add_flag("--force", force, "replace outputs even when they are read-only files");
   app.add_flag("-v,--verbose", verbose, "debug logging (same as TICO_LOG=4)");
 
   try {
@@ -130,6 +124,15 @@ int run(int argc, char **argv) {
   }
   if (verbose)
     tico::log::setLevel(tico::log::Level::Debug);
+
+  // Inputs are checked before anything is loaded: a FIFO or device would block the reader.
+  if (!input.empty())
+    tico::requireRegularFile(input, "input model");
+  std::vector<std::string> inputs = extra_plugins;
+  inputs.insert(inputs.end(), {input, pipeline_path});
+  inputs.insert(inputs.end(), eval_inputs.begin(), eval_inputs.end());
+  if (!output.empty())
+    tico::checkOutputTarget(output, inputs, force);
 
   tico::PluginSet plugins;
   tico::Registry registry;
@@ -171,6 +174,9 @@ int run(int argc, char **argv) {
       pipeline_path = defaultPipeline();
     if (pipeline_path.empty())
       throw tico::Error("no pipeline manifest given and no default found next to tico-run (use --pipeline FILE)");
+    // The default manifest was not known when the output was checked above.
+    if (!output.empty())
+      tico::checkOutputTarget(output, {pipeline_path}, force);
     manifest = tico::Manifest::load(pipeline_path);
   }
   manifest.validate(registry);
@@ -201,19 +207,20 @@ int run(int argc, char **argv) {
     tico::ParseOptions parse_options;
     parse_options.file_name = input;
     parse_options.schemas = &registry.schemas();
-    options.graph = tico::parseGraph(readFile(input), parse_options);
+    options.graph = tico::parseGraph(tico::readRegularFile(input, "input model", std::numeric_limits<std::size_t>::max()),
+                                     parse_options);
   }
 
   tico::ConversionResult result = tico::convert(registry, manifest, options);
 
   if (do_evaluate)
-    tico::run::evaluate(registry, *result.graph, tico::run::EvaluateRequest{eval_inputs, output_dir});
+    tico::run::evaluate(registry, *result.graph, tico::run::EvaluateRequest{eval_inputs, output_dir, inputs, force});
   if (emit == "tir") {
     std::string text = tico::printGraph(*result.graph);
     if (output.empty())
       std::cout << text;
     else
-      writeTextAtomically(output, text);
+      writeText(output, text);
   }
   if (time_passes) {
     std::cerr << "phase timings:\n";

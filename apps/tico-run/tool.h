@@ -16,6 +16,8 @@ void listOps(const Registry &registry);
 struct EvaluateRequest {
   std::vector<std::string> inputs; // .npy files
   std::string output_dir;
+  std::vector<std::string> protected_files; // every input of the run: no out<i>.npy may be one
+  bool force = false;                       // --force: replace read-only out<i>.npy files
 };
 // Runs `graph` with the registered evaluator and writes out<i>.npy files.
 void evaluate(const Registry &registry, const Graph &graph, const EvaluateRequest &request);

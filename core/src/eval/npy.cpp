@@ -7,9 +7,9 @@
 #include "tico/eval/npy.h"
 
 #include "tico/support/error.h"
+#include "tico/support/file.h"
 
 #include <array>
-#include <atomic>
 #include <bit>
 #include <cctype>
 #include <cerrno>
@@ -348,34 +348,17 @@ void writeNpy(const std::string &path, const TensorData &data) {
   data.checkBounds();
   const std::string header = headerFor(data);
 
-  // Written beside the target and renamed into place, so a failure never leaves a partial
-  // file under the requested name.
-  static std::atomic<unsigned> counter{0};
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC, 0666);
-  if (fd < 0)
-    throw Error("cannot create '" + tmp + "': " + std::strerror(errno));
-  try {
-    writeAll(fd, header.data(), header.size(), tmp);
+  // Written beside the target and renamed into place (writeFileSafely), so a failure never
+  // leaves a partial file under the requested name.
+  writeFileSafely(path, ".npy file", [&](int fd) {
+    writeAll(fd, header.data(), header.size(), path);
     if (data.isContiguous()) {
-      writeAll(fd, data.data(), data.nbytes(), tmp);
+      writeAll(fd, data.data(), data.nbytes(), path);
     } else {
       std::vector<std::byte> bytes = data.contiguousBytes();
-      writeAll(fd, bytes.data(), bytes.size(), tmp);
+      writeAll(fd, bytes.data(), bytes.size(), path);
     }
-    if (::close(fd) != 0) {
-      fd = -1;
-      throw Error("cannot write '" + tmp + "': " + std::strerror(errno));
-    }
-    fd = -1;
-    if (::rename(tmp.c_str(), path.c_str()) != 0)
-      throw Error("cannot rename '" + tmp + "' to '" + path + "': " + std::strerror(errno));
-  } catch (...) {
-    if (fd >= 0)
-      ::close(fd);
-    ::unlink(tmp.c_str());
-    throw;
-  }
+  });
 }
 
 } // namespace tico

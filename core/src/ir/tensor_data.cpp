@@ -1,6 +1,7 @@
 #include "tico/ir/tensor_data.h"
 
 #include "tico/support/error.h"
+#include "tico/support/file.h"
 
 #include <cerrno>
 #include <cstring>
@@ -14,7 +15,9 @@ namespace tico {
 // ---- MappedFile --------------------------------------------------------------------------
 
 std::shared_ptr<const MappedFile> MappedFile::open(const std::string &path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever; it then
+  // fails the regular-file check below. Reads from regular files ignore the flag.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
     throw Error("cannot open '" + path + "': " + std::strerror(errno));
   struct stat st {};
@@ -25,7 +28,7 @@ std::shared_ptr<const MappedFile> MappedFile::open(const std::string &path) {
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
-    throw Error("'" + path + "' is not a regular file");
+    throw Error("'" + path + "' is " + describeFileType(st.st_mode) + ", not a regular file");
   }
   std::shared_ptr<MappedFile> file(new MappedFile());
   file->path_ = path;

@@ -3,6 +3,7 @@
 #include "tico/pipeline/manifest.h"
 
 #include "pipeline/manifest_syntax.h"
+#include "tico/support/file.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -267,14 +268,9 @@ Manifest Manifest::parse(const std::string &text, const std::string &file_name) 
 }
 
 Manifest Manifest::load(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw Error("cannot read pipeline manifest '" + path + "': " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad())
-    throw Error("cannot read pipeline manifest '" + path + "': read error");
-  Manifest manifest = parse(text.str(), path);
+  // A FIFO, device or directory is refused before it is opened, and so is a file too large
+  // to be a manifest (--pipeline /dev/zero would otherwise fill memory).
+  Manifest manifest = parse(readRegularFile(path, "pipeline manifest"), path);
   manifest.path = path;
   return manifest;
 }

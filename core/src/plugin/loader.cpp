@@ -3,12 +3,15 @@
 #include "plugin/elf_probe.h"
 #include "tico/plugin/plugin.h"
 #include "tico/support/error.h"
+#include "tico/support/file.h"
 #include "tico/support/log.h"
 
 #include <boost/dll/shared_library.hpp>
 
 #include <mutex>
 #include <vector>
+
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cstddef>
@@ -195,6 +198,11 @@ const LoadedPlugin *findByName(const std::vector<LoadedPlugin> &plugins, const s
   return nullptr;
 }
 
+std::string fileTypeOf(const std::string &path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 ? describeFileType(st.st_mode) : "not a regular file";
+}
+
 std::string canonicalFile(const std::string &path) {
   std::error_code ec;
   fs::file_status status = fs::status(path, ec);
@@ -202,6 +210,9 @@ std::string canonicalFile(const std::string &path) {
     throw Error("cannot load plugin '" + path + "': file does not exist");
   if (fs::is_directory(status))
     throw Error("cannot load plugin '" + path + "': it is a directory");
+  // Probing a FIFO or device for its ELF header would block or read without end.
+  if (!fs::is_regular_file(status))
+    throw Error("cannot load plugin '" + path + "': it is " + fileTypeOf(path) + ", not a regular file");
   fs::path canonical = fs::canonical(path, ec);
   if (ec)
     fail(path, ec.message());

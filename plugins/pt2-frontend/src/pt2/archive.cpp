@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 
 namespace tico::pt2 {
@@ -146,6 +147,10 @@ void Archive::chooseModel() {
 }
 
 bool looksLikePt2(const std::string &path) {
+  // Only regular files are sniffed: reading a FIFO's first bytes would block.
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    return false;
   std::ifstream in(path, std::ios::binary);
   char magic[4] = {};
   if (!in.read(magic, 4) || std::memcmp(magic, "PK\x03\x04", 4) != 0)

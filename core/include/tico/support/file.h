@@ -1,0 +1,44 @@
+// Safe reading and writing of the files the tools are pointed at.
+//
+// Inputs: a path given on the command line may name a FIFO, a device or a directory; opening
+// those for reading can block forever or stream without end, so inputs are checked with stat()
+// first and only regular files are read.
+//
+// Outputs: a regular (or missing) target is replaced atomically through a temporary sibling
+// that takes over the old file's permission mode; a FIFO or character device (/dev/null,
+// /dev/stdout) is written in place, since renaming over it would replace the device node.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace tico {
+
+// Upper bound for text files read whole into memory (pipeline manifests, config files).
+inline constexpr std::size_t kMaxTextFileBytes = std::size_t{16} << 20;
+
+// "a FIFO", "a directory", "a character device", ... for a stat() st_mode value.
+std::string describeFileType(unsigned mode);
+
+// Throws tico::Error unless `path` (symlinks followed) is an existing regular file, e.g.
+// "pipeline manifest 'p' is a FIFO, not a regular file". `what` names the role of the file.
+void requireRegularFile(const std::string &path, const std::string &what);
+
+// Reads a whole regular file, refusing one larger than `max_bytes`.
+std::string readRegularFile(const std::string &path, const std::string &what,
+                            std::size_t max_bytes = kMaxTextFileBytes);
+
+// Refuses, before any work is done, an output that would destroy something: one that is the
+// same file as any of `inputs` (through symlinks, "./" or hard links), one that cannot be
+// written (a directory, socket or block device), or an existing regular file without write
+// permission for its owner unless `force`. Empty paths in `inputs` are ignored.
+void checkOutputTarget(const std::string &output, const std::vector<std::string> &inputs, bool force);
+
+// Writes `path` through `write`, which receives an open file descriptor positioned at 0 and
+// must write sequentially (the target may be a pipe). `what` names the kind of file in
+// messages: "cannot write <what> '<path>': ...". On failure nothing replaces the target.
+void writeFileSafely(const std::string &path, const std::string &what, const std::function<void(int fd)> &write);
+
+} // namespace tico
