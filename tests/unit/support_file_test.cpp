@@ -1,0 +1,100 @@
+// tico/support/file.h: input type checks, output-target checks and the safe writer.
+#include "tico/support/error.h"
+#include "tico/support/file.h"
+
+#include "cli_test_support.h"
+
+#include <filesystem>
+#include <sys/stat.h>
+
+namespace tico {
+namespace {
+
+namespace fs = std::filesystem;
+using cli_test::modeOf;
+using cli_test::readAll;
+using cli_test::ScratchDir;
+using cli_test::writeAll;
+
+std::string errorOf(const std::function<void()> &action) {
+  try {
+    action();
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+void writeText(const std::string &path, const std::string &text) {
+  writeFileSafely(path, "test file", [&](int fd) { ASSERT_EQ(::write(fd, text.data(), text.size()), (ssize_t)text.size()); });
+}
+
+TEST(SupportFile, DescribesFileTypes) {
+  EXPECT_EQ(describeFileType(S_IFIFO), "a FIFO");
+  EXPECT_EQ(describeFileType(S_IFDIR | 0755), "a directory");
+  EXPECT_EQ(describeFileType(S_IFCHR), "a character device");
+  EXPECT_EQ(describeFileType(S_IFREG | 0644), "a regular file");
+}
+
+TEST(SupportFile, RequireRegularFileNamesTheRoleAndType) {
+  ScratchDir dir;
+  ASSERT_EQ(::mkfifo((dir / "f").c_str(), 0644), 0);
+  EXPECT_EQ(errorOf([&] { requireRegularFile(dir / "f", "model"); }),
+            "model '" + (dir / "f") + "' is a FIFO, not a regular file");
+  EXPECT_EQ(errorOf([&] { requireRegularFile(dir.path(), "model"); }),
+            "model '" + dir.path() + "' is a directory, not a regular file");
+  EXPECT_EQ(errorOf([&] { requireRegularFile(dir / "missing", "model"); }),
+            "model '" + (dir / "missing") + "' does not exist");
+}
+
+TEST(SupportFile, ReadRegularFileEnforcesTheLimit) {
+  ScratchDir dir;
+  writeAll(dir / "t", "12345");
+  EXPECT_EQ(readRegularFile(dir / "t", "text", 5), "12345");
+  EXPECT_NE(errorOf([&] { readRegularFile(dir / "t", "text", 4); }).find("is larger than"), std::string::npos);
+}
+
+TEST(SupportFile, ReplacedFileKeepsItsMode) {
+  ScratchDir dir;
+  writeAll(dir / "out", "old");
+  fs::permissions(dir / "out", fs::perms(0604));
+  writeText(dir / "out", "new");
+  EXPECT_EQ(readAll(dir / "out"), "new");
+  EXPECT_EQ(modeOf(dir / "out"), 0604u);
+}
+
+TEST(SupportFile, FailedWriteLeavesTheTargetAlone) {
+  ScratchDir dir;
+  writeAll(dir / "out", "old");
+  EXPECT_EQ(errorOf([&] { writeFileSafely(dir / "out", "test file", [](int) { throw Error("boom"); }); }), "boom");
+  EXPECT_EQ(readAll(dir / "out"), "old");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 1);
+}
+
+TEST(SupportFile, DevicesAreWrittenInPlace) {
+  ScratchDir dir;
+  fs::create_symlink("/dev/null", dir / "null");
+  writeText(dir / "null", "discarded");
+  writeText("/dev/null", "discarded");
+  EXPECT_TRUE(fs::is_symlink(dir / "null"));
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
+}
+
+TEST(SupportFile, CheckOutputTarget) {
+  ScratchDir dir;
+  writeAll(dir / "in", "x");
+  fs::create_hard_link(dir / "in", dir / "hard");
+  EXPECT_EQ(errorOf([&] { checkOutputTarget(dir / "hard", {"", dir / "in"}, false); }),
+            "output '" + (dir / "hard") + "' is the same file as the input '" + (dir / "in") +
+                "'; refusing to overwrite an input (nothing was written)");
+  checkOutputTarget(dir / "new", {dir / "in"}, false); // a missing target is fine
+  writeAll(dir / "ro", "x");
+  fs::permissions(dir / "ro", fs::perms(0400));
+  EXPECT_EQ(errorOf([&] { checkOutputTarget(dir / "ro", {}, false); }),
+            "output '" + (dir / "ro") + "' is read-only (mode 0400); use --force to replace it");
+  checkOutputTarget(dir / "ro", {}, true);
+  checkOutputTarget("/dev/null", {dir / "in"}, false);
+}
+
+} // namespace
+} // namespace tico
