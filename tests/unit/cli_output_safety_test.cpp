@@ -145,9 +145,9 @@ TEST_F(OutputSafety, TicoCircleNeedsForceForAReadOnlyTarget) {
 TEST_F(OutputSafety, TicoCircleRunRefusesToOverwriteAnInputNpy) {
   makeCircle("m.circle");
   fs::create_directory(dir / "d");
-  // A float32[2, 3] .npy file, version 1.0, header padded to 64 bytes in total.
+  // A float32[2, 3] .npy file, version 1.0, header padded to 128 bytes in total.
   std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
-  header.append(64 - 10 - header.size() - 1, ' ');
+  header.append(128 - 10 - header.size() - 1, ' ');
   header += '\n';
   std::string npy = std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(header.size()) + '\0' + header +
                     std::string(24, '\0');
