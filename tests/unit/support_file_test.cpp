@@ -44,7 +44,7 @@ TEST(SupportFile, RequireRegularFileNamesTheRoleAndType) {
   EXPECT_EQ(errorOf([&] { requireRegularFile(dir.path(), "model"); }),
             "model '" + dir.path() + "' is a directory, not a regular file");
   EXPECT_EQ(errorOf([&] { requireRegularFile(dir / "missing", "model"); }),
-            "model '" + (dir / "missing") + "' does not exist");
+            "cannot read model '" + (dir / "missing") + "': No such file or directory");
 }
 
 TEST(SupportFile, ReadRegularFileEnforcesTheLimit) {

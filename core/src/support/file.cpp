@@ -150,10 +150,7 @@ std::string describeFileType(unsigned mode) {
 void requireRegularFile(const std::string &path, const std::string &what) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
-    const int err = errno;
-    if (err == ENOENT)
-      throw Error(what + " " + quoted(path) + " does not exist");
-    throw Error("cannot read " + what + " " + quoted(path) + ": " + std::strerror(err));
+    throw Error("cannot read " + what + " " + quoted(path) + ": " + std::strerror(errno));
   }
   if (!S_ISREG(st.st_mode))
     throw Error(what + " " + quoted(path) + " is " + describeFileType(st.st_mode) + ", not a regular file");
