@@ -11,6 +11,7 @@
 #include "tico/pipeline/driver.h"
 #include "tico/plugin/loader.h"
 #include "tico/support/error.h"
+#include "tico/support/file.h"
 #include "tico/support/log.h"
 
 #include <CLI/CLI.hpp>
@@ -44,11 +45,13 @@ int run(int argc, char **argv) {
                "(the original TICO command line, running tico's default pipeline)"};
   app.set_version_flag("--version", std::string(kTool) + " (tico " + TICO_VERSION + ")");
   std::string input, output, config_path;
-  bool verbose = false;
+  bool verbose = false, force = false;
   app.add_option("-i,--input", input, "provide a path to .pt2 model.")->required();
   app.add_option("-o,--output", output, "provide a path to .circle model.")->required();
   app.add_option("-c,--config", config_path, "provide a path to config file.");
   app.add_flag("-v,--verbose", verbose, "print logs.");
+  // Not in the original: it replaced read-only outputs silently (docs/circle-tools.md).
+  app.add_flag("--force", force, "replace a read-only output file.");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp &e) {
@@ -65,6 +68,8 @@ int run(int argc, char **argv) {
 
   // Everything the user wrote is checked before any plugin is loaded or any file is read.
   const std::string pipeline = defaultPipeline();
+  tico::requireRegularFile(input, "input model");
+  tico::checkOutputTarget(output, {input, config_path, pipeline}, force);
   tico::Manifest manifest = tico::Manifest::load(pipeline);
   if (!config_path.empty() && tico::compat::applyCompatConfig(config_path, manifest.config).circle_optimize) {
     // The Circle O1 stages packaged next to the default pipeline run on the lowered model.

@@ -179,6 +179,28 @@ def test_failed_conversion_keeps_an_existing_output(tmp_path):
     assert out.read_bytes() == b"previous"
 
 
+def test_an_output_that_is_the_input_is_refused(pt2, tmp_path):
+    model = tmp_path / "m.pt2"
+    model.write_bytes(pt2.read_bytes())
+    result = run("-i", "m.pt2", "-o", "./m.pt2", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "output './m.pt2' is the same file as the input 'm.pt2'; refusing to overwrite an input" in result.stderr
+    assert model.read_bytes() == pt2.read_bytes()
+
+
+def test_a_read_only_output_needs_force(pt2, tmp_path):
+    out = tmp_path / "o.circle"
+    out.write_bytes(b"previous")
+    out.chmod(0o444)
+    result = run("-i", pt2, "-o", out)
+    assert result.returncode == 1
+    assert "is read-only (mode 0444); use --force to replace it" in result.stderr
+    assert out.read_bytes() == b"previous"
+    assert run("-i", pt2, "-o", out, "--force").returncode == 0
+    assert out.read_bytes()[4:8] == b"CIR0"
+    assert out.stat().st_mode & 0o777 == 0o444, "the replaced file keeps its mode"
+
+
 def test_missing_config_file(pt2, tmp_path):
     result = run("-i", pt2, "-o", tmp_path / "o.circle", "-c", tmp_path / "absent.yaml")
     assert result.returncode == 1
