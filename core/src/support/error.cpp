@@ -36,17 +36,23 @@ std::size_t editDistance(const std::string &a, const std::string &b) {
 } // namespace
 
 std::string didYouMean(const std::string &word, const std::vector<std::string> &choices) {
+  // Accept up to a third of the word's length (at least 2 edits) so hints stay plausible.
+  const std::size_t limit = std::max<std::size_t>(2, word.size() / 3);
   std::size_t best = std::numeric_limits<std::size_t>::max();
   std::string best_choice;
   for (const auto &choice : choices) {
+    // The distance is at least the length difference: a choice that far off cannot be the
+    // hint, and skipping it keeps a huge misspelt name (megabytes) from costing |word| x
+    // |choice| per candidate.
+    const std::size_t gap = word.size() > choice.size() ? word.size() - choice.size() : choice.size() - word.size();
+    if (gap > limit)
+      continue;
     std::size_t d = editDistance(word, choice);
     if (d < best || (d == best && choice < best_choice)) {
       best = d;
       best_choice = choice;
     }
   }
-  // Accept up to a third of the word's length (at least 2 edits) so hints stay plausible.
-  std::size_t limit = std::max<std::size_t>(2, word.size() / 3);
   if (best_choice.empty() || best > limit)
     return {};
   return " (did you mean '" + best_choice + "'?)";
