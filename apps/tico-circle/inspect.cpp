@@ -33,8 +33,9 @@ Action addInspect(CLI::App &app) {
     std::error_code ec;
     const uint64_t file_bytes = std::filesystem::file_size(request->input, ec);
     const json doc = summarizeModel(model, request->input, ec ? 0 : file_bytes, *request);
+    // Names come from the file: bytes that are not UTF-8 become U+FFFD instead of failing.
     if (request->as_json)
-      std::cout << doc.dump(2) << "\n";
+      std::cout << doc.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
     else
       printSummary(doc, std::cout);
     if (request->verify && doc["verify"]["errors"].get<std::size_t>() > 0)

@@ -33,9 +33,10 @@ int report(const VerifyRequest &request, const std::vector<CircleDiagnostic> &di
                       {"rule", d.rule},
                       {"path", d.path},
                       {"message", d.message}});
+    // Names come from the file: bytes that are not UTF-8 become U+FFFD instead of failing.
     std::cout << nlohmann::json{{"file", request.input}, {"errors", errors}, {"warnings", warnings},
                                 {"diagnostics", std::move(list)}}
-                     .dump(2)
+                     .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
               << "\n";
     return code;
   }
