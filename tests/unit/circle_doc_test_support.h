@@ -237,6 +237,9 @@ inline std::map<std::string, BrokenCase> brokenModelCases() {
   cases["SHAPE_SIGNATURE_MISMATCH"] = {
       linear([](CircleModel &m) { m.subgraphs[0].tensors[0].shape_signature = {-1, 5}; })};
   cases["BUFFER_SIZE_MISMATCH"] = {linear([](CircleModel &m) { m.subgraphs[0].tensors[1].shape = {5}; })};
+  // The weight's shape overwritten with int32 maxima: 2^62 elements, whose byte count wraps.
+  cases["TENSOR_TOO_LARGE"] = {
+      linear([](CircleModel &m) { m.subgraphs[0].tensors[1].shape = {2147483647, 2147483647}; })};
   cases["MULTIPLE_PRODUCERS"] = {linear([](CircleModel &m) { m.subgraphs[0].operators[2].outputs = {3}; })};
   cases["CONSTANT_OVERWRITTEN"] = {linear([](CircleModel &m) { m.subgraphs[0].operators[2].outputs = {1}; })};
   cases["UNDEFINED_INPUT"] = {linear([](CircleModel &m) {

@@ -30,6 +30,8 @@ const std::vector<CircleVerifierRule> &circleVerifierRules() {
       {"SHAPE_SIGNATURE_RANK", S::Error, "shape_signature, when present, has the rank of shape"},
       {"SHAPE_SIGNATURE_MISMATCH", S::Error,
        "shape_signature is -1 only where shape is 1 and equals shape elsewhere"},
+      {"TENSOR_TOO_LARGE", S::Error,
+       "a tensor's element count times its element size fits in 64 bits (a reader's size arithmetic would wrap)"},
       {"BUFFER_SIZE_MISMATCH", S::Error, "a constant's payload size is its element count times its element size"},
       {"MULTIPLE_PRODUCERS", S::Error, "each tensor is written by at most one operator"},
       {"CONSTANT_OVERWRITTEN", S::Error, "no operator writes a tensor that has constant data"},

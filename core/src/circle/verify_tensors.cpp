@@ -4,6 +4,7 @@
 
 #include "tico/circle/edit.h"
 
+#include <algorithm>
 #include <map>
 
 namespace tico::circle_verify {
@@ -46,6 +47,13 @@ int64_t elementCount(const std::vector<int32_t> &shape) {
   return count;
 }
 
+std::string shapeText(const std::vector<int32_t> &shape) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    out += (i ? ", " : "") + std::to_string(shape[i]);
+  return out + "]";
+}
+
 void checkShape(Findings &f, std::size_t s, std::size_t t) {
   const CircleTensor &tensor = f.model.subgraphs[s].tensors[t];
   const std::string path = tensorPath(s, t);
@@ -55,6 +63,14 @@ void checkShape(Findings &f, std::size_t s, std::size_t t) {
       f.error("NEGATIVE_DIMENSION", item(path + ".shape", i),
               label + " has dimension " + std::to_string(tensor.shape[i]) +
                   "; dynamic dimensions are 1 in shape and -1 in shape_signature");
+  // Negative dims are reported above; with none, -1 means the count overflowed. Checked for
+  // every tensor: an activation that large makes a runtime's byte count wrap as surely as a
+  // constant (the payload check below can only skip what it cannot count).
+  if (std::none_of(tensor.shape.begin(), tensor.shape.end(), [](int32_t d) { return d < 0; }) &&
+      elementCount(tensor.shape) < 0)
+    f.error("TENSOR_TOO_LARGE", path + ".shape",
+            label + " has shape " + shapeText(tensor.shape) +
+                ": its element count overflows the 64-bit byte sizes readers and runtimes compute");
   if (tensor.shape_signature.empty())
     return;
   if (tensor.shape_signature.size() != tensor.shape.size()) {
