@@ -21,6 +21,8 @@ import pytest
 import torch
 from torch import nn
 
+from harness import ExpectedRefusal
+
 DEFAULT_RTOL = 1e-5
 DEFAULT_ATOL = 1e-5
 
@@ -192,15 +194,6 @@ class ExpectedFailure:
 
 def expected_failures(name: str) -> tuple[ExpectedFailure, ...]:
     return tuple(getattr(MODULES[name], "expected_failures", ()))
-
-
-class ExpectedRefusal(Exception):
-    """tico-run refused a case with exactly the error its expected failure names.
-
-    Tests whose expected failure is a refused conversion are marked
-    ``xfail(raises=ExpectedRefusal)``: a conversion that fails any other way (a
-    crash, a different message, a partial output file) is a plain failure.
-    """
 
 
 def refusal_reasons(name: str, variant: str) -> list[str]:

@@ -130,6 +130,35 @@ def _normalized(text: str) -> str:
 _NO_LOWERING = re.compile(r"^(?P<op>\S+) has no Circle lowering: (?P<why>.*)$", re.S)
 
 
+class ExpectedRefusal(Exception):
+    """tico-run refused a conversion with exactly the errors its expected failure names.
+
+    Tests whose expected failure is a refused conversion are marked
+    ``xfail(raises=ExpectedRefusal)``: a conversion that fails any other way (a
+    crash, a different message, a partial output file) is a plain failure.
+    """
+
+
+def check_refusal(run: ToolRun, output: Path, reasons: list[str], label: str) -> None:
+    """A failed conversion: raises ExpectedRefusal if it is the refusal ``reasons`` expect.
+
+    The refusal must be an ordinary error (exit code 1, not a signal), name every
+    expected reason in its message, and leave no output file behind; failing any
+    other way while reasons are expected fails the test here. With no reasons it
+    returns, and the caller reports the conversion failure.
+    """
+    if not reasons:
+        return
+    missing = [reason for reason in reasons if not error_states(run.stderr, reason)]
+    if not missing and run.returncode == 1 and not output.exists():
+        raise ExpectedRefusal("; ".join(reasons))
+    pytest.fail(
+        f"conversion of {label} failed, but not as expected: exit code {run.returncode}, "
+        f"output file left: {output.exists()}, reasons missing from the error: {missing}\n{run.describe()}",
+        pytrace=False,
+    )
+
+
 def error_states(stderr: str, reason: str) -> bool:
     """Whether tico-run's error says ``reason``.
 

@@ -62,7 +62,7 @@ import modules
 from harness import (
     ToolRun,
     assert_outputs_match,
-    error_states,
+    check_refusal,
     flat_user_inputs,
     require_success,
     run_interpreter,
@@ -264,31 +264,11 @@ class Workspace:
         if case.conversion is None:
             case.conversion = run_tico(tico_run, ["--pipeline", str(pipeline), str(case.pt2), "-o", str(case.circle)])
         if case.conversion.returncode != 0:
-            check_refusal(case)
+            check_refusal(case.conversion, case.circle, case_registry.refusal_reasons(name, variant),
+                          f"{name} ({variant})")
         require_success(case.conversion, f"conversion of {name} ({variant})")
         assert case.circle.is_file(), f"tico-run exited 0 but wrote no {case.circle}\n{case.conversion.describe()}"
         return case
-
-
-def check_refusal(case: PreparedCase) -> None:
-    """A failed conversion the table expects: raises ExpectedRefusal if tico-run said why.
-
-    The refusal must be an ordinary error (exit code 1, not a signal), name every
-    expected op and reason in its message, and leave no output file behind.
-    Anything else returns, and the caller reports the conversion failure.
-    """
-    reasons = case_registry.refusal_reasons(case.name, case.variant)
-    run = case.conversion
-    missing = [reason for reason in reasons if not error_states(run.stderr, reason)]
-    if not reasons or missing or run.returncode != 1 or case.circle.exists():
-        if reasons:
-            pytest.fail(
-                f"conversion of {case.name} ({case.variant}) failed, but not as expected: exit code {run.returncode}, "
-                f"output file left: {case.circle.exists()}, reasons missing from the error: {missing}\n{run.describe()}",
-                pytrace=False,
-            )
-        return
-    raise case_registry.ExpectedRefusal("; ".join(reasons))
 
 
 @pytest.fixture(scope="session")

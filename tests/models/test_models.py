@@ -29,9 +29,10 @@ from torch.utils import _pytree as pytree
 
 import zoo
 from harness import (
+    ExpectedRefusal,
     ToolRun,
     assert_outputs_match,
-    error_states,
+    check_refusal,
     flat_user_inputs,
     require_success,
     run_interpreter,
@@ -42,10 +43,6 @@ from harness import (
 
 VARIANTS = ("export", "decomposed")
 STAGE_TESTS = {"conversion": ("conversion", "onert", "interpreter"), "onert": ("onert",), "interpreter": ("interpreter",)}
-
-
-class ExpectedRefusal(Exception):
-    """tico-run refused the model with exactly the reason its expected failure names."""
 
 
 def marks(test: str, case: zoo.ModelCase, variant: str) -> list:
@@ -133,25 +130,11 @@ class Workspace:
         if p.conversion is None:
             p.conversion = run_tico(tico_run, ["--pipeline", str(pipeline), str(p.pt2), "-o", str(p.circle)])
         if p.conversion.returncode != 0:
-            check_refusal(p)
+            reasons = [f.reason for f in p.case.expected_failures if f.stage == "conversion" and variant in f.variants]
+            check_refusal(p.conversion, p.circle, reasons, f"{name} ({variant})")
         require_success(p.conversion, f"conversion of {name} ({variant})")
         assert p.circle.is_file(), f"tico-run exited 0 but wrote no {p.circle}"
         return p
-
-
-def check_refusal(p: Prepared) -> None:
-    """Raises ExpectedRefusal when tico-run refused the model for the reasons the zoo names."""
-    reasons = [f.reason for f in p.case.expected_failures if f.stage == "conversion" and p.variant in f.variants]
-    run = p.conversion
-    missing = [r for r in reasons if not error_states(run.stderr, r)]
-    if reasons and not missing and run.returncode == 1 and not p.circle.exists():
-        raise ExpectedRefusal("; ".join(reasons))
-    if reasons:
-        pytest.fail(
-            f"conversion of {p.case.name} ({p.variant}) failed, but not as expected: exit {run.returncode}, "
-            f"output left: {p.circle.exists()}, reasons missing: {missing}\n{run.describe()}",
-            pytrace=False,
-        )
 
 
 @pytest.fixture(scope="session")
