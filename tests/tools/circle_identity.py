@@ -4,7 +4,8 @@
 A refactor that must not change behaviour (docs/architecture.md) is checked by converting a
 fixed corpus with the build before and the build after and comparing the files byte for byte:
 
-    # once, with the e2e suite's modules (every case and saved form CI runs):
+    # once, with the e2e suite's modules and the real-model suite's architectures (every case
+    # and saved form CI runs):
     circle_identity.py export  CORPUS_DIR
     # with each build (tico-run and its plugins):
     circle_identity.py convert CORPUS_DIR --tico-run OLD/bin/tico-run --out old.json
@@ -31,25 +32,40 @@ from pathlib import Path
 SOURCE = Path(__file__).resolve().parents[2]
 
 
-def export(corpus: Path) -> int:
+def _e2e_cases():
+    """(file stem, prepare(directory) -> path of the written .pt2) for every e2e case and form."""
     sys.path.insert(0, str(SOURCE / "tests" / "e2e"))
     import test_e2e  # noqa: E402  (the suite's own case list and export code)
 
-    corpus.mkdir(parents=True, exist_ok=True)
-    count = 0
     for name in test_e2e.modules.MODULES:
         for variant in test_e2e.case_variants(name):
-            target = corpus / f"{name}-{variant}.pt2"
-            if target.exists():
-                count += 1
-                continue
-            with tempfile.TemporaryDirectory() as scratch:
-                try:
-                    case = test_e2e.prepare_case(name, variant, Path(scratch))
-                except Exception as error:  # an export the suite expects to fail
-                    print(f"skip {name}-{variant}: {type(error).__name__}", file=sys.stderr)
-                    continue
-                case.pt2.replace(target)
+            yield f"{name}-{variant}", lambda d, n=name, v=variant: test_e2e.prepare_case(n, v, d).pt2
+
+
+def _model_cases():
+    """The same for the real-model suite (tests/models): transformers architectures."""
+    sys.path[:0] = [str(SOURCE / "tests" / "models"), str(SOURCE / "tests" / "e2e")]  # its conftest's path
+    import test_models  # noqa: E402
+    import zoo  # noqa: E402
+
+    for case in zoo.CASES:
+        for variant in test_models.VARIANTS:
+            yield f"model-{case.name}-{variant}", lambda d, c=case, v=variant: test_models.prepare(c, v, d).pt2
+
+
+def export(corpus: Path, suites: list[str]) -> int:
+    corpus.mkdir(parents=True, exist_ok=True)
+    count = 0
+    for suite in suites:
+        for stem, prepare in (_e2e_cases() if suite == "e2e" else _model_cases()):
+            target = corpus / f"{stem}.pt2"
+            if not target.exists():
+                with tempfile.TemporaryDirectory() as scratch:
+                    try:
+                        prepare(Path(scratch)).replace(target)
+                    except Exception as error:  # an export the suite expects to fail
+                        print(f"skip {stem}: {type(error).__name__}", file=sys.stderr)
+                        continue
             count += 1
     print(f"{count} .pt2 files in {corpus}")
     return 0
@@ -92,6 +108,7 @@ def main() -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     p_export = sub.add_parser("export", help="write the e2e corpus of .pt2 files")
     p_export.add_argument("corpus", type=Path)
+    p_export.add_argument("--suites", nargs="+", choices=("e2e", "models"), default=["e2e", "models"])
     p_convert = sub.add_parser("convert", help="convert the corpus, record hashes")
     p_convert.add_argument("corpus", type=Path)
     p_convert.add_argument("--tico-run", required=True)
@@ -103,7 +120,7 @@ def main() -> int:
     p_compare.add_argument("new", type=Path)
     args = parser.parse_args()
     if args.command == "export":
-        return export(args.corpus)
+        return export(args.corpus, args.suites)
     if args.command == "convert":
         return convert(args.corpus, args.tico_run, args.pipeline, args.out, args.jobs)
     return compare(args.old, args.new)
