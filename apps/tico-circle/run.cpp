@@ -6,7 +6,7 @@
 #include "tool.h"
 
 #include "tico/circle/verify.h"
-#include "tico/eval/npy.h"
+#include "tico/io/npy.h"
 #include "tico/interpreter/interpreter.h"
 #include "tico/support/error.h"
 #include "tico/support/file.h"

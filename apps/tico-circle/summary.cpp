@@ -3,6 +3,7 @@
 // Text and JSON are both printed from one JSON document, so they always show the same facts.
 #include "summary.h"
 
+#include "tico/circle/query.h"
 #include "tico/circle/verify.h"
 #include "tico/support/error.h"
 
@@ -12,19 +13,6 @@
 namespace tico::circle_tool {
 
 using nlohmann::json;
-
-std::string operatorName(const CircleModel &model, uint32_t opcode_index) {
-  if (opcode_index >= model.operator_codes.size())
-    return "operator code #" + std::to_string(opcode_index);
-  const CircleOperatorCode &code = model.operator_codes[opcode_index];
-  const auto builtin = static_cast<circle::BuiltinOperator>(code.builtin_code);
-  if (builtin == circle::BuiltinOperator::CUSTOM)
-    return "CUSTOM(" + code.custom_code + ")";
-  const char *name = circle::EnumNameBuiltinOperator(builtin);
-  if (name && *name)
-    return name;
-  return "operator code " + std::to_string(code.builtin_code);
-}
 
 std::string tensorTypeText(const CircleTensor &tensor) {
   const char *type = circle::EnumNameTensorType(tensor.type);
@@ -89,7 +77,7 @@ json subgraphEntry(const CircleModel &model, std::size_t s, const SummaryOptions
     out["outputs"].push_back(tensorRef(sg, t));
   std::map<std::string, std::size_t> histogram;
   for (const auto &op : sg.operators)
-    ++histogram[operatorName(model, op.opcode_index)];
+    ++histogram[operatorName(model, op)];
   out["operator_histogram"] = histogram;
   uint64_t constant_bytes = 0;
   for (const auto &t : sg.tensors)
@@ -99,7 +87,7 @@ json subgraphEntry(const CircleModel &model, std::size_t s, const SummaryOptions
     out["operators"] = json::array();
     for (std::size_t o = 0; o < sg.operators.size(); ++o) {
       const CircleOperator &op = sg.operators[o];
-      json entry = {{"index", o}, {"op", operatorName(model, op.opcode_index)}, {"opcode_index", op.opcode_index},
+      json entry = {{"index", o}, {"op", operatorName(model, op)}, {"opcode_index", op.opcode_index},
                     {"inputs", op.inputs}, {"outputs", op.outputs}};
       if (op.builtin_options.type != circle::BuiltinOptions::NONE) {
         const char *name = circle::EnumNameBuiltinOptions(op.builtin_options.type);
@@ -130,7 +118,7 @@ json summarizeModel(const CircleModel &model, const std::string &name, uint64_t 
   doc["operator_codes"] = json::array();
   for (std::size_t c = 0; c < model.operator_codes.size(); ++c) {
     const auto &code = model.operator_codes[c];
-    json entry = {{"index", c}, {"name", operatorName(model, static_cast<uint32_t>(c))},
+    json entry = {{"index", c}, {"name", operatorCodeName(model, static_cast<uint32_t>(c))},
                   {"builtin_code", code.builtin_code}, {"version", code.version}};
     if (!code.custom_code.empty())
       entry["custom_code"] = code.custom_code;

@@ -28,8 +28,6 @@ nlohmann::json summarizeModel(const CircleModel &model, const std::string &name,
 // The text form of a summary document.
 void printSummary(const nlohmann::json &summary, std::ostream &os);
 
-// "ADD", "CUSTOM(MyOp)", "operator code 512".
-std::string operatorName(const CircleModel &model, uint32_t opcode_index);
 // "float32[1,3,?,4]" from type, shape and shape_signature.
 std::string tensorTypeText(const CircleTensor &tensor);
 // Payload bytes of a tensor's buffer (0 for non-constant tensors or invalid buffer indices).

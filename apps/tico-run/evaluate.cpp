@@ -2,7 +2,7 @@
 #include "tool.h"
 
 #include "tico/eval/evaluator.h"
-#include "tico/eval/npy.h"
+#include "tico/io/npy.h"
 #include "tico/support/error.h"
 #include "tico/support/file.h"
 

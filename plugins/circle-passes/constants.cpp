@@ -10,43 +10,8 @@
 
 namespace tico::circle_passes {
 
-std::size_t circleElementSize(circle::TensorType type) {
-  using T = circle::TensorType;
-  switch (type) {
-  case T::BOOL:
-  case T::UINT8:
-  case T::INT8: return 1;
-  case T::INT16:
-  case T::UINT16:
-  case T::FLOAT16:
-  case T::BFLOAT16: return 2;
-  case T::INT32:
-  case T::UINT32:
-  case T::FLOAT32: return 4;
-  case T::INT64:
-  case T::UINT64:
-  case T::FLOAT64:
-  case T::COMPLEX64: return 8;
-  case T::COMPLEX128: return 16;
-  default: return 0;
-  }
-}
-
-bool isConstant(const CircleModel &model, const CircleTensor &tensor) {
-  if (tensor.is_variable || tensor.buffer == 0 || tensor.buffer >= model.buffers.size())
-    return false;
-  const auto &data = model.buffers[tensor.buffer].data;
-  if (!data)
-    return false;
-  std::size_t element = circleElementSize(tensor.type);
-  if (element == 0 || isDynamic(tensor))
-    return false;
-  int64_t count = elementCount(tensor.shape);
-  return count >= 0 && data->nbytes() == static_cast<std::size_t>(count) * element;
-}
-
 std::optional<std::vector<std::byte>> constantBytes(const CircleModel &model, const CircleTensor &tensor) {
-  if (!isConstant(model, tensor))
+  if (!hasTypedPayload(model, tensor))
     return std::nullopt;
   return model.buffers[tensor.buffer].data->contiguousBytes();
 }

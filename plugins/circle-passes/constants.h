@@ -9,7 +9,7 @@
 // a read-only mapping. A rewrite that needs other values makes a new buffer.
 #pragma once
 
-#include "tico/circle/model.h"
+#include "tico/circle/query.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -18,10 +18,7 @@
 
 namespace tico::circle_passes {
 
-// A tensor with a non-variable payload whose size matches its static shape and type.
-bool isConstant(const CircleModel &model, const CircleTensor &tensor);
-
-// Row-major payload bytes; nullopt when the tensor is not a constant.
+// Row-major payload bytes; nullopt unless hasTypedPayload() (tico/circle/query.h).
 std::optional<std::vector<std::byte>> constantBytes(const CircleModel &model, const CircleTensor &tensor);
 
 // Values converted to double / int64; nullopt for non-constants and types that do not convert
@@ -43,9 +40,6 @@ std::shared_ptr<const TensorData> payloadFromDoubles(circle::TensorType type, co
                                                      const std::vector<double> &values);
 std::shared_ptr<const TensorData> payloadFromInts(circle::TensorType type, const std::vector<int32_t> &shape,
                                                   const std::vector<int64_t> &values);
-
-// Element size in bytes of a Circle tensor type (0 for types without a fixed size).
-std::size_t circleElementSize(circle::TensorType type);
 
 // Permutes a row-major array of `element_size`-byte elements with dims `shape`:
 // out.shape[i] = shape[perm[i]].

@@ -10,7 +10,8 @@
 #include "model_query.h"
 #include "pass_registration.h"
 #include "passes.h"
-#include "subgraph_editor.h"
+
+#include "tico/circle/edit.h"
 
 #include <cstring>
 #include <map>

@@ -6,7 +6,8 @@
 // operator codes left unused are removed later by `compact`.
 #include "pass_registration.h"
 #include "passes.h"
-#include "subgraph_editor.h"
+
+#include "tico/circle/edit.h"
 
 namespace tico::circle_passes {
 namespace {

@@ -2,8 +2,9 @@
 // shared by `fuse-activation-function` and `fuse-composite-ops`.
 #pragma once
 
-#include "subgraph_editor.h"
+#include "model_query.h"
 
+#include "tico/circle/edit.h"
 #include "tico/pass/options.h"
 
 #include <vector>

@@ -3,7 +3,9 @@
 #pragma once
 
 #include "constants.h"
-#include "subgraph_editor.h"
+#include "model_query.h"
+
+#include "tico/circle/edit.h"
 
 #include <optional>
 #include <string>

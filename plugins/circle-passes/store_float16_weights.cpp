@@ -12,9 +12,11 @@
 // Tensors sharing a widened buffer share one FLOAT16 buffer; a float32 buffer no tensor refers
 // to any more loses its payload (`compact` drops the empty entry). Variable, quantized and
 // interface tensors are left alone.
+#include "model_query.h"
 #include "pass_registration.h"
 #include "passes.h"
-#include "subgraph_editor.h"
+
+#include "tico/circle/edit.h"
 
 #include <map>
 

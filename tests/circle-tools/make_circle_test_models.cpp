@@ -8,7 +8,7 @@
 #include "circle_doc_test_support.h"
 
 #include "tico/circle/writer.h"
-#include "tico/eval/npy.h"
+#include "tico/io/npy.h"
 #include "tico/support/error.h"
 
 #include <filesystem>

@@ -8,7 +8,7 @@
 // outputs are written as out0.npy, ... so the caller can check them. Timing inside the process
 // leaves out start-up and file I/O, as the onert side of the benchmark does with a prepared session.
 #include "tico/circle/reader.h"
-#include "tico/eval/npy.h"
+#include "tico/io/npy.h"
 #include "tico/interpreter/interpreter.h"
 #include "tico/support/error.h"
 

@@ -3,6 +3,9 @@
 // tensors) and cse (identical operators), including models with several subgraphs.
 #include "circle_pass_test_support.h"
 
+#include "tico/circle/edit.h"
+#include "tico/circle/writer.h"
+
 namespace tico::test {
 namespace {
 
@@ -84,6 +87,35 @@ TEST(CirclePassCompact, DropsUnusedTensorsBuffersAndCodesAndIsIdempotent) {
   EXPECT_EQ(m.subgraphs[0].tensors[0].name, "x");
   EXPECT_EQ(m.subgraphs[0].tensors[1].name, "k");
   EXPECT_EQ(m.subgraphs[0].tensors[2].name, "y");
+  EXPECT_FALSE(runCirclePass(m, "compact"));
+}
+
+TEST(CirclePassCompact, IsTheLibraryCompactInFirstUseOrderWithUniqueNames) {
+  // Tensors created out of use order, a duplicate name, an unused constant and code.
+  ModelBuilder b;
+  int32_t y = b.tensor("t", DType::Float32, {2, 3});
+  b.constant("unused", f32({3}, {1, 2, 3}));
+  int32_t k = b.constant("k", f32({3}, {4, 5, 6}));
+  int32_t t = b.tensor("t", DType::Float32, {2, 3});
+  int32_t x = b.input("x", DType::Float32, {2, 3});
+  b.op(BuiltinOperator::ADD, {x, k}, {t}, addOptions());
+  b.op(BuiltinOperator::ABS, {t}, {y});
+  b.output(y);
+  CircleModel m = b.model();
+  m.operatorCodeIndex(BuiltinOperator::CONV_2D);
+
+  CircleModel direct = m;
+  CompactOptions options;
+  options.order = CompactOrder::FirstUse;
+  options.unique_names = true;
+  const CompactResult result = compact(direct, options);
+  EXPECT_TRUE(result.reordered);
+  EXPECT_EQ(result.renamed, 1u);
+
+  EXPECT_TRUE(runCirclePass(m, "compact"));
+  EXPECT_EQ(serializeCircle(m), serializeCircle(direct));
+  EXPECT_EQ(m.subgraphs[0].tensors[0].name, "x");
+  EXPECT_EQ(m.subgraphs[0].tensors[2].name, "t_1"); // the ADD's output; the output keeps "t"
   EXPECT_FALSE(runCirclePass(m, "compact"));
 }
 

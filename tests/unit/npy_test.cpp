@@ -1,6 +1,6 @@
 // .npy reading and writing. Reference bytes were produced by numpy 2.4 (np.save and
 // np.lib.format.write_array(..., version=(3, 0))) and recorded here.
-#include "tico/eval/npy.h"
+#include "tico/io/npy.h"
 #include "tico/support/error.h"
 
 #include <gtest/gtest.h>

@@ -4,7 +4,7 @@
 // uint32 in 2.0/3.0, little-endian), then a Python dict literal such as
 //   {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
 // padded with spaces and a newline so the data that follows starts aligned.
-#include "tico/eval/npy.h"
+#include "tico/io/npy.h"
 
 #include "tico/support/error.h"
 #include "tico/support/file.h"

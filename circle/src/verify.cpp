@@ -109,18 +109,5 @@ int32_t builtinCodeOf(const CircleModel &model, const CircleOperator &op) {
   return model.operator_codes[op.opcode_index].builtin_code;
 }
 
-std::string operatorName(const CircleModel &model, const CircleOperator &op) {
-  if (op.opcode_index >= model.operator_codes.size())
-    return "operator with code index " + std::to_string(op.opcode_index);
-  const auto &code = model.operator_codes[op.opcode_index];
-  const auto builtin = static_cast<circle::BuiltinOperator>(code.builtin_code);
-  if (builtin == circle::BuiltinOperator::CUSTOM)
-    return "CUSTOM(" + code.custom_code + ")";
-  const char *name = circle::EnumNameBuiltinOperator(builtin);
-  if (name && *name)
-    return name;
-  return "operator code " + std::to_string(code.builtin_code);
-}
-
 } // namespace circle_verify
 } // namespace tico

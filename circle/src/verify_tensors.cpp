@@ -2,37 +2,13 @@
 
 #include "verify_detail.h"
 
-#include "tico/circle/edit.h"
+#include "tico/circle/query.h"
 
 #include <algorithm>
 #include <map>
 
 namespace tico::circle_verify {
 namespace {
-
-// Bytes per element of the types whose payload size follows from the shape; 0 for packed,
-// block-quantized and variable-length types, whose size the verifier does not predict.
-uint64_t fixedElementSize(circle::TensorType type) {
-  using T = circle::TensorType;
-  switch (type) {
-  case T::BOOL:
-  case T::UINT8:
-  case T::INT8: return 1;
-  case T::FLOAT16:
-  case T::BFLOAT16:
-  case T::INT16:
-  case T::UINT16: return 2;
-  case T::FLOAT32:
-  case T::INT32:
-  case T::UINT32: return 4;
-  case T::INT64:
-  case T::UINT64:
-  case T::FLOAT64:
-  case T::COMPLEX64: return 8;
-  case T::COMPLEX128: return 16;
-  default: return 0;
-  }
-}
 
 // Element count of a static shape, or -1 when a dimension is negative or the count overflows.
 int64_t elementCount(const std::vector<int32_t> &shape) {
@@ -107,7 +83,7 @@ void checkPayloadSize(Findings &f, std::size_t s, std::size_t t) {
   const CircleTensor &tensor = f.model.subgraphs[s].tensors[t];
   if (!isConstantTensor(f.model, tensor))
     return;
-  const uint64_t element = fixedElementSize(tensor.type);
+  const uint64_t element = circleElementSize(tensor.type);
   for (int32_t d : tensor.shape_signature)
     if (d < 0)
       return; // a dynamic constant has no predictable size

@@ -1,6 +1,7 @@
-#include "subgraph_editor.h"
+// SubgraphEditor of tico/circle/edit.h: live producer/consumer tables, marked removals,
+// anchored appends and the stable topological finish().
 
-#include "constants.h"
+#include "tico/circle/edit.h"
 
 #include "tico/support/error.h"
 
@@ -8,22 +9,19 @@
 #include <functional>
 #include <queue>
 
-namespace tico::circle_passes {
+namespace tico {
 
 SubgraphEditor::SubgraphEditor(CircleModel &model, uint32_t subgraph) : model_(model), subgraph_(subgraph) {
   const CircleSubGraph &g = graph();
   original_count_ = static_cast<int>(g.operators.size());
   removed_.assign(g.operators.size(), 0);
   anchors_.assign(g.operators.size(), -2);
+  producer_ = tensorProducers(g);
   growTensorTables();
-  for (int i = 0; i < original_count_; ++i) {
+  for (int i = 0; i < original_count_; ++i)
     for (int32_t t : g.operators[i].inputs)
       if (validTensor(t))
         readers_[t].push_back(i);
-    for (int32_t t : g.operators[i].outputs)
-      if (validTensor(t) && producer_[t] < 0)
-        producer_[t] = i;
-  }
   for (int32_t t : g.outputs)
     if (validTensor(t))
       ++output_count_[t];
@@ -64,7 +62,7 @@ bool SubgraphEditor::onlyUseIs(int32_t t, int op) const {
 bool SubgraphEditor::isGraphOutput(int32_t t) const { return validTensor(t) && output_count_[t] > 0; }
 bool SubgraphEditor::isGraphInput(int32_t t) const { return validTensor(t) && is_input_[t] != 0; }
 bool SubgraphEditor::isConstantTensor(int32_t t) const {
-  return validTensor(t) && !is_input_[t] && producer_[t] < 0 && isConstant(model_, graph().tensors[t]);
+  return validTensor(t) && !is_input_[t] && producer_[t] < 0 && hasTypedPayload(model_, graph().tensors[t]);
 }
 
 void SubgraphEditor::addUse(int32_t t, int op) {
@@ -166,7 +164,7 @@ int SubgraphEditor::addOp(CircleOperator op, int anchor) {
   return index;
 }
 
-int SubgraphEditor::addOp(BuiltinOperator code, std::vector<int32_t> inputs, std::vector<int32_t> outputs,
+int SubgraphEditor::addOp(circle::BuiltinOperator code, std::vector<int32_t> inputs, std::vector<int32_t> outputs,
                           circle::BuiltinOptionsUnion options, int anchor) {
   CircleOperator op;
   op.opcode_index = model_.operatorCodeIndex(code);
@@ -195,7 +193,8 @@ int32_t SubgraphEditor::addConstant(circle::TensorType type, std::vector<int32_t
 
 int32_t SubgraphEditor::addInt32Constant(const std::vector<int32_t> &values, std::vector<int32_t> shape,
                                          std::string name) {
-  auto data = payloadFromInt32(shape, values);
+  auto data = std::make_shared<TensorData>(
+      TensorData::fromVector(DType::Int32, std::vector<int64_t>(shape.begin(), shape.end()), values));
   return addConstant(circle::TensorType::INT32, std::move(shape), std::move(data), std::move(name));
 }
 
@@ -281,4 +280,4 @@ bool SubgraphEditor::finish() {
   return true;
 }
 
-} // namespace tico::circle_passes
+} // namespace tico

@@ -38,8 +38,6 @@ inline std::string item(const std::string &list, std::size_t i) { return list + 
 std::string tensorLabel(const CircleSubGraph &subgraph, int64_t index);
 // The operator's builtin code, or nullopt-like INT32_MIN when its opcode index is invalid.
 int32_t builtinCodeOf(const CircleModel &model, const CircleOperator &op);
-// "IF", "ADD", "CUSTOM(MyOp)", or "operator code 5000".
-std::string operatorName(const CircleModel &model, const CircleOperator &op);
 
 // Rule groups, each appending to `findings`.
 void checkModelStructure(Findings &findings);

@@ -3,7 +3,7 @@
 
 #include "verify_detail.h"
 
-#include "tico/circle/edit.h"
+#include "tico/circle/query.h"
 #include "tico/support/error.h"
 
 namespace tico::circle_verify {
