@@ -139,6 +139,8 @@ int optimize(const OptimizeRequest &request) {
   plugins.discover(registry);
   for (const auto &p : request.plugins)
     plugins.load(p, registry);
+  if (!request.plugins.empty())
+    registry.checkOpReferences(); // the extra plugins' op keys
 
   const Manifest manifest = request.o1() ? presetManifest(request) : adhocManifest(request);
   for (const auto &stage : manifest.stages)

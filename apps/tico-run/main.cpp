@@ -139,6 +139,8 @@ int run(int argc, char **argv) {
   plugins.discover(registry);
   for (const auto &p : extra_plugins)
     plugins.load(p, registry);
+  if (!extra_plugins.empty())
+    registry.checkOpReferences(); // the extra plugins' op keys
 
   if (list_plugins || list_passes || list_ops) {
     if (list_plugins)

@@ -2,6 +2,8 @@
 // (silu = x * sigmoid(x), a general clamp = MINIMUM(MAXIMUM(x, lo), hi)).
 #include "lowerings.h"
 #include "support.h"
+#include "tico/ops/torch_ops.h"
+#include "tico/ops/circle_ops.h"
 
 #include <functional>
 #include <limits>
@@ -224,41 +226,41 @@ private:
 
 void registerActivations(Registrar &r) {
   using Op = circle::BuiltinOperator;
-  auto unary = [&](std::initializer_list<std::string_view> keys, Op op, DTypes dtypes, const std::string &summary,
+  auto unary = [&](OpRefs keys, Op op, DTypes dtypes, const std::string &summary,
                    std::function<circle::BuiltinOptionsUnion()> make_options = {}) {
     registerFor(r, keys, summary, std::make_shared<Unary>(op, dtypes, std::move(make_options)));
   };
-  unary({"aten::relu.default"}, Op::RELU, DTypes::Float32, "RELU");
-  unary({"aten::relu6.default"}, Op::RELU6, DTypes::Float32, "RELU6");
-  unary({"aten::sigmoid.default"}, Op::LOGISTIC, DTypes::Float32, "LOGISTIC");
-  unary({"aten::tanh.default"}, Op::TANH, DTypes::Float32, "TANH");
-  unary({"aten::exp.default"}, Op::EXP, DTypes::Float32, "EXP", [] { return options(circle::ExpOptionsT{}); });
-  unary({"aten::log.default"}, Op::LOG, DTypes::Float32, "LOG");
-  unary({"aten::sqrt.default"}, Op::SQRT, DTypes::Float32, "SQRT");
-  unary({"aten::rsqrt.default"}, Op::RSQRT, DTypes::Float32, "RSQRT");
-  unary({"aten::sin.default"}, Op::SIN, DTypes::Float32, "SIN");
-  unary({"aten::cos.default"}, Op::COS, DTypes::Float32, "COS", [] { return options(circle::CosOptionsT{}); });
-  unary({"aten::hardswish.default"}, Op::HARD_SWISH, DTypes::Float32, "HARD_SWISH",
+  unary({ops::aten::relu_default}, Op::RELU, DTypes::Float32, "RELU");
+  unary({ops::aten::relu6_default}, Op::RELU6, DTypes::Float32, "RELU6");
+  unary({ops::aten::sigmoid_default}, Op::LOGISTIC, DTypes::Float32, "LOGISTIC");
+  unary({ops::aten::tanh_default}, Op::TANH, DTypes::Float32, "TANH");
+  unary({ops::aten::exp_default}, Op::EXP, DTypes::Float32, "EXP", [] { return options(circle::ExpOptionsT{}); });
+  unary({ops::aten::log_default}, Op::LOG, DTypes::Float32, "LOG");
+  unary({ops::aten::sqrt_default}, Op::SQRT, DTypes::Float32, "SQRT");
+  unary({ops::aten::rsqrt_default}, Op::RSQRT, DTypes::Float32, "RSQRT");
+  unary({ops::aten::sin_default}, Op::SIN, DTypes::Float32, "SIN");
+  unary({ops::aten::cos_default}, Op::COS, DTypes::Float32, "COS", [] { return options(circle::CosOptionsT{}); });
+  unary({ops::aten::hardswish_default}, Op::HARD_SWISH, DTypes::Float32, "HARD_SWISH",
         [] { return options(circle::HardSwishOptionsT{}); });
-  unary({"aten::neg.default"}, Op::NEG, DTypes::SameNumeric, "NEG", [] { return options(circle::NegOptionsT{}); });
-  unary({"aten::abs.default"}, Op::ABS, DTypes::SameNumeric, "ABS", [] { return options(circle::AbsOptionsT{}); });
-  registerFor(r, {"aten::gelu.default"}, "GELU (approximate='tanh' sets GeluOptions.approximate)",
+  unary({ops::aten::neg_default}, Op::NEG, DTypes::SameNumeric, "NEG", [] { return options(circle::NegOptionsT{}); });
+  unary({ops::aten::abs_default}, Op::ABS, DTypes::SameNumeric, "ABS", [] { return options(circle::AbsOptionsT{}); });
+  registerFor(r, {ops::aten::gelu_default}, "GELU (approximate='tanh' sets GeluOptions.approximate)",
               std::make_shared<Gelu>());
-  registerFor(r, {"aten::leaky_relu.default"}, "LEAKY_RELU", std::make_shared<LeakyRelu>());
-  registerFor(r, {"aten::elu.default"}, "ELU (alpha = scale = input_scale = 1 only)", std::make_shared<Elu>());
-  registerFor(r, {"aten::silu.default"}, "LOGISTIC + MUL", std::make_shared<Silu>());
-  registerFor(r, {"aten::hardtanh.default"}, "RELU6 / RELU_N1_TO_1, else MAXIMUM + MINIMUM",
+  registerFor(r, {ops::aten::leaky_relu_default}, "LEAKY_RELU", std::make_shared<LeakyRelu>());
+  registerFor(r, {ops::aten::elu_default}, "ELU (alpha = scale = input_scale = 1 only)", std::make_shared<Elu>());
+  registerFor(r, {ops::aten::silu_default}, "LOGISTIC + MUL", std::make_shared<Silu>());
+  registerFor(r, {ops::aten::hardtanh_default}, "RELU6 / RELU_N1_TO_1, else MAXIMUM + MINIMUM",
               std::make_shared<Clamp>());
-  registerFor(r, {"aten::clamp.default", "aten::clamp.Tensor"},
+  registerFor(r, {ops::aten::clamp_default, ops::aten::clamp_Tensor},
               "RELU6 / RELU_N1_TO_1, else MAXIMUM and/or MINIMUM (number or tensor bounds)",
               std::make_shared<Clamp>());
-  registerFor(r, {"aten::clamp_min.default", "aten::clamp_min.Tensor"}, "MAXIMUM",
+  registerFor(r, {ops::aten::clamp_min_default, ops::aten::clamp_min_Tensor}, "MAXIMUM",
               std::make_shared<Clamp>(Clamp::Bounds::MinOnly));
-  registerFor(r, {"aten::clamp_max.default", "aten::clamp_max.Tensor"}, "MINIMUM",
+  registerFor(r, {ops::aten::clamp_max_default, ops::aten::clamp_max_Tensor}, "MINIMUM",
               std::make_shared<Clamp>(Clamp::Bounds::MaxOnly));
-  registerFor(r, {"aten::prelu.default", "aten::_prelu_kernel.default"},
+  registerFor(r, {ops::aten::prelu_default, ops::aten::_prelu_kernel_default},
               "PRELU with a per-channel alpha viewed as [C, 1, ..., 1]", std::make_shared<Prelu>(false));
-  registerFor(r, {"circle::prelu.default"}, "PRELU (alpha broadcast from the right)", std::make_shared<Prelu>(true));
+  registerFor(r, {ops::circle::prelu_default}, "PRELU (alpha broadcast from the right)", std::make_shared<Prelu>(true));
 }
 
 } // namespace tico::lowering

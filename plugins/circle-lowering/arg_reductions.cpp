@@ -6,6 +6,7 @@
 // equal extremes.
 #include "lowerings.h"
 #include "support.h"
+#include "tico/ops/torch_ops.h"
 
 namespace tico::lowering {
 namespace {
@@ -127,13 +128,13 @@ private:
 } // namespace
 
 void registerArgReductions(Registrar &r) {
-  registerFor(r, {"aten::max.dim"}, "REDUCE_MAX (values) and ARG_MAX (indices, INT64)",
+  registerFor(r, {ops::aten::max_dim}, "REDUCE_MAX (values) and ARG_MAX (indices, INT64)",
               std::make_shared<ExtremeAlongDim>(true));
-  registerFor(r, {"aten::min.dim"}, "REDUCE_MIN (values) and ARG_MIN (indices, INT64)",
+  registerFor(r, {ops::aten::min_dim}, "REDUCE_MIN (values) and ARG_MIN (indices, INT64)",
               std::make_shared<ExtremeAlongDim>(false));
-  registerFor(r, {"aten::argmax.default"}, "ARG_MAX (INT64; flattened when dim is None)",
+  registerFor(r, {ops::aten::argmax_default}, "ARG_MAX (INT64; flattened when dim is None)",
               std::make_shared<ArgExtreme>(true));
-  registerFor(r, {"aten::argmin.default"}, "ARG_MIN (INT64; flattened when dim is None)",
+  registerFor(r, {ops::aten::argmin_default}, "ARG_MIN (INT64; flattened when dim is None)",
               std::make_shared<ArgExtreme>(false));
 }
 

@@ -4,6 +4,7 @@
 // the result shape instead (static_shapes.cpp), which keeps the shape inferable statically.
 #include "lowerings.h"
 #include "support.h"
+#include "tico/ops/torch_ops.h"
 
 namespace tico::lowering {
 namespace {
@@ -44,7 +45,7 @@ public:
 } // namespace
 
 void registerBroadcast(Registrar &r) {
-  registerFor(r, {"aten::expand.default", "aten::expand_copy.default"}, "BROADCAST_TO", std::make_shared<Expand>());
+  registerFor(r, {ops::aten::expand_default, ops::aten::expand_copy_default}, "BROADCAST_TO", std::make_shared<Expand>());
 }
 
 } // namespace tico::lowering

@@ -41,7 +41,12 @@ void registerCircleCustom(Registrar &r) {
     const std::string key = opKeyOf(schema);
     if (key == "circle_custom::rms_norm.default" || key == "circle_custom::attention.default")
       continue; // lowered directly
-    registerFor(r, {key}, "as the circle:: op convert-circle-custom-ops (circle-legalize) rewrites it to", lowering);
+    // Keys derived from the plugin's own schema table: they name registered ops by construction.
+    LoweringSpec spec;
+    spec.op = OpKey::parseOrThrow(key);
+    spec.summary = "as the circle:: op convert-circle-custom-ops (circle-legalize) rewrites it to";
+    spec.lowering = lowering;
+    r.addLowering(std::move(spec));
   }
 }
 

@@ -7,6 +7,7 @@
 // Python float against an integer tensor makes it float32, otherwise the tensor's dtype.
 #include "lowerings.h"
 #include "support.h"
+#include "tico/ops/torch_ops.h"
 
 namespace tico::lowering {
 namespace {
@@ -187,34 +188,34 @@ private:
 
 void registerComparison(Registrar &r) {
   using Op = circle::BuiltinOperator;
-  registerFor(r, {"aten::eq.Tensor", "aten::eq.Scalar"}, "EQUAL", std::make_shared<Compare>(Op::EQUAL));
-  registerFor(r, {"aten::ne.Tensor", "aten::ne.Scalar"}, "NOT_EQUAL", std::make_shared<Compare>(Op::NOT_EQUAL));
-  registerFor(r, {"aten::gt.Tensor", "aten::gt.Scalar"}, "GREATER", std::make_shared<Compare>(Op::GREATER));
-  registerFor(r, {"aten::ge.Tensor", "aten::ge.Scalar"}, "GREATER_EQUAL", std::make_shared<Compare>(Op::GREATER_EQUAL));
-  registerFor(r, {"aten::lt.Tensor", "aten::lt.Scalar"}, "LESS", std::make_shared<Compare>(Op::LESS));
-  registerFor(r, {"aten::le.Tensor", "aten::le.Scalar"}, "LESS_EQUAL", std::make_shared<Compare>(Op::LESS_EQUAL));
-  registerFor(r, {"aten::logical_and.default"}, "LOGICAL_AND (non-bool operands: NOT_EQUAL 0 first)",
+  registerFor(r, {ops::aten::eq_Tensor, ops::aten::eq_Scalar}, "EQUAL", std::make_shared<Compare>(Op::EQUAL));
+  registerFor(r, {ops::aten::ne_Tensor, ops::aten::ne_Scalar}, "NOT_EQUAL", std::make_shared<Compare>(Op::NOT_EQUAL));
+  registerFor(r, {ops::aten::gt_Tensor, ops::aten::gt_Scalar}, "GREATER", std::make_shared<Compare>(Op::GREATER));
+  registerFor(r, {ops::aten::ge_Tensor, ops::aten::ge_Scalar}, "GREATER_EQUAL", std::make_shared<Compare>(Op::GREATER_EQUAL));
+  registerFor(r, {ops::aten::lt_Tensor, ops::aten::lt_Scalar}, "LESS", std::make_shared<Compare>(Op::LESS));
+  registerFor(r, {ops::aten::le_Tensor, ops::aten::le_Scalar}, "LESS_EQUAL", std::make_shared<Compare>(Op::LESS_EQUAL));
+  registerFor(r, {ops::aten::logical_and_default}, "LOGICAL_AND (non-bool operands: NOT_EQUAL 0 first)",
               std::make_shared<Logical>(Op::LOGICAL_AND, true));
-  registerFor(r, {"aten::logical_or.default"}, "LOGICAL_OR (non-bool operands: NOT_EQUAL 0 first)",
+  registerFor(r, {ops::aten::logical_or_default}, "LOGICAL_OR (non-bool operands: NOT_EQUAL 0 first)",
               std::make_shared<Logical>(Op::LOGICAL_OR, true));
-  registerFor(r, {"aten::logical_not.default"}, "LOGICAL_NOT (non-bool operand: NOT_EQUAL 0 first)",
+  registerFor(r, {ops::aten::logical_not_default}, "LOGICAL_NOT (non-bool operand: NOT_EQUAL 0 first)",
               std::make_shared<Logical>(Op::LOGICAL_NOT, true));
-  registerFor(r, {"aten::logical_xor.default"}, "NOT_EQUAL of bool operands (non-bool: NOT_EQUAL 0 first)",
+  registerFor(r, {ops::aten::logical_xor_default}, "NOT_EQUAL of bool operands (non-bool: NOT_EQUAL 0 first)",
               std::make_shared<Logical>(Op::NOT_EQUAL, true));
-  registerFor(r, {"aten::bitwise_not.default"}, "LOGICAL_NOT (bool operand)",
+  registerFor(r, {ops::aten::bitwise_not_default}, "LOGICAL_NOT (bool operand)",
               std::make_shared<Logical>(Op::LOGICAL_NOT, false));
-  registerFor(r, {"aten::bitwise_xor.Tensor", "aten::__xor__.Tensor"}, "NOT_EQUAL of bool operands",
+  registerFor(r, {ops::aten::bitwise_xor_Tensor, ops::aten::__xor___Tensor}, "NOT_EQUAL of bool operands",
               std::make_shared<Logical>(Op::NOT_EQUAL, false));
-  registerFor(r, {"aten::bitwise_and.Tensor", "aten::__and__.Tensor"}, "LOGICAL_AND (bool operands)",
+  registerFor(r, {ops::aten::bitwise_and_Tensor, ops::aten::__and___Tensor}, "LOGICAL_AND (bool operands)",
               std::make_shared<Logical>(Op::LOGICAL_AND, false));
-  registerFor(r, {"aten::bitwise_or.Tensor", "aten::__or__.Tensor"}, "LOGICAL_OR (bool operands)",
+  registerFor(r, {ops::aten::bitwise_or_Tensor, ops::aten::__or___Tensor}, "LOGICAL_OR (bool operands)",
               std::make_shared<Logical>(Op::LOGICAL_OR, false));
-  registerFor(r, {"aten::masked_fill.Scalar", "aten::masked_fill.Tensor"}, "SELECT_V2(mask, value, self)",
+  registerFor(r, {ops::aten::masked_fill_Scalar, ops::aten::masked_fill_Tensor}, "SELECT_V2(mask, value, self)",
               std::make_shared<MaskedFill>());
-  registerFor(r, {"aten::where.self", "aten::where.ScalarSelf", "aten::where.ScalarOther", "aten::where.Scalar"},
+  registerFor(r, {ops::aten::where_self, ops::aten::where_ScalarSelf, ops::aten::where_ScalarOther, ops::aten::where_Scalar},
               "SELECT_V2 (number operands become constants)", std::make_shared<Where>());
-  registerFor(r, {"aten::maximum.default", "aten::max.other"}, "MAXIMUM", std::make_shared<MinMax>(Op::MAXIMUM));
-  registerFor(r, {"aten::minimum.default", "aten::min.other"}, "MINIMUM", std::make_shared<MinMax>(Op::MINIMUM));
+  registerFor(r, {ops::aten::maximum_default, ops::aten::max_other}, "MAXIMUM", std::make_shared<MinMax>(Op::MAXIMUM));
+  registerFor(r, {ops::aten::minimum_default, ops::aten::min_other}, "MINIMUM", std::make_shared<MinMax>(Op::MINIMUM));
 }
 
 } // namespace tico::lowering

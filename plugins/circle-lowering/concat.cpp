@@ -3,6 +3,7 @@
 // stack -> PACK (a new dim), with the same casts.
 #include "lowerings.h"
 #include "support.h"
+#include "tico/ops/torch_ops.h"
 
 namespace tico::lowering {
 namespace {
@@ -70,8 +71,8 @@ public:
 } // namespace
 
 void registerConcat(Registrar &r) {
-  registerFor(r, {"aten::cat.default"}, "CONCATENATION", std::make_shared<Concat>());
-  registerFor(r, {"aten::stack.default"}, "PACK", std::make_shared<Stack>());
+  registerFor(r, {ops::aten::cat_default}, "CONCATENATION", std::make_shared<Concat>());
+  registerFor(r, {ops::aten::stack_default}, "PACK", std::make_shared<Stack>());
 }
 
 } // namespace tico::lowering

@@ -9,6 +9,7 @@
 // symbolic aranges RANGE over int32 scalars.
 #include "lowerings.h"
 #include "support.h"
+#include "tico/ops/torch_ops.h"
 
 #include <cmath>
 #include <cstring>
@@ -191,14 +192,14 @@ private:
 
 void registerConstants(Registrar &r) {
   registerFor(r,
-              {"aten::full.default", "aten::zeros.default", "aten::ones.default", "aten::empty.memory_format",
-               "aten::full_like.default", "aten::zeros_like.default", "aten::ones_like.default",
-               "aten::empty_like.default", "aten::new_zeros.default", "aten::new_ones.default",
-               "aten::new_full.default", "aten::new_empty.default", "aten::fill.Scalar",
-               "aten::scalar_tensor.default"},
+              {ops::aten::full_default, ops::aten::zeros_default, ops::aten::ones_default, ops::aten::empty_memory_format,
+               ops::aten::full_like_default, ops::aten::zeros_like_default, ops::aten::ones_like_default,
+               ops::aten::empty_like_default, ops::aten::new_zeros_default, ops::aten::new_ones_default,
+               ops::aten::new_full_default, ops::aten::new_empty_default, ops::aten::fill_Scalar,
+               ops::aten::scalar_tensor_default},
               "constant (a stride-0 view) when static, FILL over a runtime shape when symbolic",
               std::make_shared<Fill>());
-  registerFor(r, {"aten::arange.default", "aten::arange.start", "aten::arange.start_step"},
+  registerFor(r, {ops::aten::arange_default, ops::aten::arange_start, ops::aten::arange_start_step},
               "constant when static, RANGE when a bound is symbolic", std::make_shared<Arange>());
 }
 

@@ -10,6 +10,8 @@
 #include "convolution.h"
 #include "lowerings.h"
 #include "transpose_conv.h"
+#include "tico/ops/torch_ops.h"
+#include "tico/ops/circle_ops.h"
 
 namespace tico::lowering {
 
@@ -223,14 +225,14 @@ private:
 
 void registerConvolution(Registrar &r) {
   // conv1d / conv3d are registered so that the report names the passes that rewrite them.
-  registerFor(r, {"aten::conv2d.default", "aten::conv2d.padding", "aten::convolution.default", "aten::conv1d.default",
-                  "aten::conv1d.padding", "aten::conv3d.default", "aten::conv3d.padding",
-                  "aten::conv_transpose1d.default"},
+  registerFor(r, {ops::aten::conv2d_default, ops::aten::conv2d_padding, ops::aten::convolution_default, ops::aten::conv1d_default,
+                  ops::aten::conv1d_padding, ops::aten::conv3d_default, ops::aten::conv3d_padding,
+                  ops::aten::conv_transpose1d_default},
               "TRANSPOSE -> CONV_2D or DEPTHWISE_CONV_2D (+PAD) -> TRANSPOSE; transposed: TRANSPOSE_CONV",
               std::make_shared<Conv2d>());
-  registerFor(r, {"circle::conv2d.default", "circle::conv2d.padding"}, "CONV_2D (+PAD), NHWC",
+  registerFor(r, {ops::circle::conv2d_default, ops::circle::conv2d_padding}, "CONV_2D (+PAD), NHWC",
               std::make_shared<CircleConv2d>(ConvKind::Regular));
-  registerFor(r, {"circle::depthwise_conv2d.default", "circle::depthwise_conv2d.padding"},
+  registerFor(r, {ops::circle::depthwise_conv2d_default, ops::circle::depthwise_conv2d_padding},
               "DEPTHWISE_CONV_2D (+PAD), NHWC", std::make_shared<CircleConv2d>(ConvKind::Depthwise));
 }
 

@@ -6,6 +6,7 @@
 // identity operator gives the result a tensor of its own.
 #include "lowerings.h"
 #include "support.h"
+#include "tico/ops/torch_ops.h"
 
 namespace tico::lowering {
 namespace {
@@ -51,13 +52,13 @@ public:
 void registerCopyAndCast(Registrar &r) {
   auto lowering = std::make_shared<CopyOrCast>();
   registerFor(r,
-              {"aten::clone.default", "aten::alias.default", "aten::alias_copy.default", "aten::detach.default",
-               "aten::detach_copy.default", "aten::detach_.default", "aten::lift_fresh_copy.default",
-               "aten::contiguous.default", "aten::dropout.default"},
+              {ops::aten::clone_default, ops::aten::alias_default, ops::aten::alias_copy_default, ops::aten::detach_default,
+               ops::aten::detach_copy_default, ops::aten::detach__default, ops::aten::lift_fresh_copy_default,
+               ops::aten::contiguous_default, ops::aten::dropout_default},
               "identity (shares the input tensor)", lowering);
   registerFor(r,
-              {"aten::_to_copy.default", "aten::to.dtype", "aten::to.dtype_layout", "aten::to.device",
-               "aten::to.other", "aten::to.prim_dtype", "aten::to.prim_Device"},
+              {ops::aten::_to_copy_default, ops::aten::to_dtype, ops::aten::to_dtype_layout, ops::aten::to_device,
+               ops::aten::to_other, ops::aten::to_prim_dtype, ops::aten::to_prim_Device},
               "CAST, or identity when the dtype does not change", lowering);
 }
 

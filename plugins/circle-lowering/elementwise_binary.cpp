@@ -7,6 +7,7 @@
 // scalar operand, a MUL for a tensor operand.
 #include "lowerings.h"
 #include "support.h"
+#include "tico/ops/torch_ops.h"
 
 namespace tico::lowering {
 namespace {
@@ -102,16 +103,16 @@ private:
 } // namespace
 
 void registerElementwiseBinary(Registrar &r) {
-  registerFor(r, {"aten::add.Tensor", "aten::add.Scalar"}, "ADD (alpha scales the second operand)",
+  registerFor(r, {ops::aten::add_Tensor, ops::aten::add_Scalar}, "ADD (alpha scales the second operand)",
               std::make_shared<BinaryArithmetic>(Arith::Add));
-  registerFor(r, {"aten::sub.Tensor", "aten::sub.Scalar"}, "SUB (alpha scales the second operand)",
+  registerFor(r, {ops::aten::sub_Tensor, ops::aten::sub_Scalar}, "SUB (alpha scales the second operand)",
               std::make_shared<BinaryArithmetic>(Arith::Sub));
-  registerFor(r, {"aten::rsub.Tensor", "aten::rsub.Scalar"}, "SUB with swapped operands",
+  registerFor(r, {ops::aten::rsub_Tensor, ops::aten::rsub_Scalar}, "SUB with swapped operands",
               std::make_shared<BinaryArithmetic>(Arith::ReverseSub));
-  registerFor(r, {"aten::mul.Tensor", "aten::mul.Scalar"}, "MUL", std::make_shared<BinaryArithmetic>(Arith::Mul));
-  registerFor(r, {"aten::div.Tensor", "aten::div.Scalar", "aten::div.Tensor_mode", "aten::div.Scalar_mode"},
+  registerFor(r, {ops::aten::mul_Tensor, ops::aten::mul_Scalar}, "MUL", std::make_shared<BinaryArithmetic>(Arith::Mul));
+  registerFor(r, {ops::aten::div_Tensor, ops::aten::div_Scalar, ops::aten::div_Tensor_mode, ops::aten::div_Scalar_mode},
               "DIV, or FLOOR_DIV for rounding_mode='floor'", std::make_shared<BinaryArithmetic>(Arith::Div));
-  registerFor(r, {"aten::remainder.Tensor", "aten::remainder.Scalar", "aten::remainder.Scalar_Tensor"},
+  registerFor(r, {ops::aten::remainder_Tensor, ops::aten::remainder_Scalar, ops::aten::remainder_Scalar_Tensor},
               "FLOOR_MOD (the result takes the divisor's sign)", std::make_shared<BinaryArithmetic>(Arith::Remainder));
 }
 

@@ -2,6 +2,7 @@
 // index_select -> GATHER along dim.
 #include "lowerings.h"
 #include "support.h"
+#include "tico/ops/torch_ops.h"
 
 namespace tico::lowering {
 namespace {
@@ -85,9 +86,9 @@ public:
 } // namespace
 
 void registerGather(Registrar &r) {
-  registerFor(r, {"aten::embedding.default"}, "GATHER(weight, indices, axis 0)", std::make_shared<Embedding>());
-  registerFor(r, {"aten::index_select.default"}, "GATHER along dim", std::make_shared<IndexSelect>());
-  registerFor(r, {"aten::select.int", "aten::select_copy.int"}, "GATHER with a rank-0 index",
+  registerFor(r, {ops::aten::embedding_default}, "GATHER(weight, indices, axis 0)", std::make_shared<Embedding>());
+  registerFor(r, {ops::aten::index_select_default}, "GATHER along dim", std::make_shared<IndexSelect>());
+  registerFor(r, {ops::aten::select_int, ops::aten::select_copy_int}, "GATHER with a rank-0 index",
               std::make_shared<Select>());
 }
 

@@ -11,6 +11,8 @@
 // normalised (a new constant), a computed one is passed through (its values must be >= 0).
 #include "lowerings.h"
 #include "support.h"
+#include "tico/ops/torch_ops.h"
+#include "tico/ops/circle_ops.h"
 
 #include <cstring>
 #include <limits>
@@ -322,10 +324,10 @@ public:
 } // namespace
 
 void registerIndexing(Registrar &r) {
-  registerFor(r, {"aten::index.Tensor", "aten::_unsafe_index.Tensor"}, "GATHER along the one indexed dim",
+  registerFor(r, {ops::aten::index_Tensor, ops::aten::_unsafe_index_Tensor}, "GATHER along the one indexed dim",
               std::make_shared<IndexTensor>());
-  registerFor(r, {"circle::gather_nd.default"}, "GATHER_ND", std::make_shared<GatherNd>());
-  registerFor(r, {"aten::gather.default"}, "via convert-gather-to-gather-nd", std::make_shared<GatherNeedsPass>());
+  registerFor(r, {ops::circle::gather_nd_default}, "GATHER_ND", std::make_shared<GatherNd>());
+  registerFor(r, {ops::aten::gather_default}, "via convert-gather-to-gather-nd", std::make_shared<GatherNeedsPass>());
 }
 
 } // namespace tico::lowering

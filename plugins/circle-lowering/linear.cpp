@@ -7,6 +7,7 @@
 // restore-linear passes); what remains is a product of two computed tensors.
 #include "lowerings.h"
 #include "support.h"
+#include "tico/ops/torch_ops.h"
 
 namespace tico::lowering {
 namespace {
@@ -167,11 +168,11 @@ public:
 } // namespace
 
 void registerLinear(Registrar &r) {
-  registerFor(r, {"aten::linear.default"}, "FULLY_CONNECTED (keep_num_dims, bias -1 when absent)",
+  registerFor(r, {ops::aten::linear_default}, "FULLY_CONNECTED (keep_num_dims, bias -1 when absent)",
               std::make_shared<Linear>());
-  registerFor(r, {"aten::mm.default", "aten::bmm.default", "aten::matmul.default"},
+  registerFor(r, {ops::aten::mm_default, ops::aten::bmm_default, ops::aten::matmul_default},
               "BATCH_MATMUL (1-D matmul operands reshaped to matrices)", std::make_shared<MatMul>());
-  registerFor(r, {"aten::addmm.default"}, "BATCH_MATMUL + MUL/ADD for alpha, beta and the bias",
+  registerFor(r, {ops::aten::addmm_default}, "BATCH_MATMUL + MUL/ADD for alpha, beta and the bias",
               std::make_shared<Addmm>());
 }
 

@@ -8,6 +8,8 @@
 // back. An absent weight is a constant of ones, an absent bias of INSTANCE_NORM zeros.
 #include "lowerings.h"
 #include "support.h"
+#include "tico/ops/torch_ops.h"
+#include "tico/ops/circle_ops.h"
 
 #include <limits>
 
@@ -202,15 +204,15 @@ public:
 } // namespace
 
 void registerNormalization(Registrar &r) {
-  registerFor(r, {"aten::instance_norm.default"}, "TRANSPOSE -> INSTANCE_NORM -> TRANSPOSE (batch statistics)",
+  registerFor(r, {ops::aten::instance_norm_default}, "TRANSPOSE -> INSTANCE_NORM -> TRANSPOSE (batch statistics)",
               std::make_shared<InstanceNorm>(false));
-  registerFor(r, {"circle::instance_norm.default"}, "INSTANCE_NORM, channels last",
+  registerFor(r, {ops::circle::instance_norm_default}, "INSTANCE_NORM, channels last",
               std::make_shared<InstanceNorm>(true));
-  registerFor(r, {"aten::rms_norm.default"}, "RMS_NORM over the last dim", std::make_shared<RmsNorm>(RmsForm::Aten));
-  registerFor(r, {"circle::rms_norm.default", "circle_custom::rms_norm.default"}, "RMS_NORM over the last dim",
+  registerFor(r, {ops::aten::rms_norm_default}, "RMS_NORM over the last dim", std::make_shared<RmsNorm>(RmsForm::Aten));
+  registerFor(r, {ops::circle::rms_norm_default, ops::circle_custom::rms_norm_default}, "RMS_NORM over the last dim",
               std::make_shared<RmsNorm>(RmsForm::Circle));
-  registerFor(r, {"circle::rope.default"}, "ROPE (GPT-NeoX)", std::make_shared<Rope>());
-  registerFor(r, {"circle::attention.default", "circle_custom::attention.default"}, "ATTENTION (onert decoder op)",
+  registerFor(r, {ops::circle::rope_default}, "ROPE (GPT-NeoX)", std::make_shared<Rope>());
+  registerFor(r, {ops::circle::attention_default, ops::circle_custom::attention_default}, "ATTENTION (onert decoder op)",
               std::make_shared<Attention>());
 }
 

@@ -9,6 +9,7 @@
 // video or conv3d input padded in D, H and W pads as [N*C, D, H, W]).
 #include "lowerings.h"
 #include "support.h"
+#include "tico/ops/torch_ops.h"
 
 namespace tico::lowering {
 namespace {
@@ -189,10 +190,10 @@ public:
 } // namespace
 
 void registerPadTile(Registrar &r) {
-  registerFor(r, {"aten::constant_pad_nd.default", "aten::pad.default"},
+  registerFor(r, {ops::aten::constant_pad_nd_default, ops::aten::pad_default},
               "PAD, PADV2 for a non-zero value, MIRROR_PAD for reflect (int32 [rank, 2] paddings)",
               std::make_shared<Pad>());
-  registerFor(r, {"aten::repeat.default", "aten::tile.default"}, "TILE (RESHAPE first for new leading dims)",
+  registerFor(r, {ops::aten::repeat_default, ops::aten::tile_default}, "TILE (RESHAPE first for new leading dims)",
               std::make_shared<Tile>());
 }
 

@@ -11,6 +11,8 @@
 #include "lowerings.h"
 #include "pooling_geometry.h"
 #include "support.h"
+#include "tico/ops/torch_ops.h"
+#include "tico/ops/circle_ops.h"
 
 namespace tico::lowering {
 namespace {
@@ -217,17 +219,17 @@ public:
 } // namespace
 
 void registerPooling(Registrar &r) {
-  registerFor(r, {"aten::max_pool2d.default", "aten::max_pool2d_with_indices.default"},
+  registerFor(r, {ops::aten::max_pool2d_default, ops::aten::max_pool2d_with_indices_default},
               "TRANSPOSE -> MAX_POOL_2D (+PADV2 with the dtype minimum) -> TRANSPOSE; indices unsupported",
               std::make_shared<MaxPool2d>(false));
-  registerFor(r, {"circle::maxpool2d.default"}, "MAX_POOL_2D (+PADV2 with the dtype minimum), NHWC",
+  registerFor(r, {ops::circle::maxpool2d_default}, "MAX_POOL_2D (+PADV2 with the dtype minimum), NHWC",
               std::make_shared<MaxPool2d>(true));
-  registerFor(r, {"aten::avg_pool2d.default"},
+  registerFor(r, {ops::aten::avg_pool2d_default},
               "TRANSPOSE -> AVERAGE_POOL_2D (+PAD when count_include_pad) -> TRANSPOSE",
               std::make_shared<AvgPool2d>(false));
-  registerFor(r, {"circle::avgpool2d.default"}, "AVERAGE_POOL_2D (+PAD when count_include_pad), NHWC",
+  registerFor(r, {ops::circle::avgpool2d_default}, "AVERAGE_POOL_2D (+PAD when count_include_pad), NHWC",
               std::make_shared<AvgPool2d>(true));
-  registerFor(r, {"aten::adaptive_avg_pool2d.default", "aten::_adaptive_avg_pool2d.default"},
+  registerFor(r, {ops::aten::adaptive_avg_pool2d_default, ops::aten::_adaptive_avg_pool2d_default},
               "MEAN over H, W (1x1 output) or AVERAGE_POOL_2D", std::make_shared<AdaptiveAvgPool2d>());
 }
 

@@ -6,6 +6,7 @@
 // non-bool tensor first compares it with zero.
 #include "lowerings.h"
 #include "support.h"
+#include "tico/ops/torch_ops.h"
 
 namespace tico::lowering {
 
@@ -128,19 +129,19 @@ private:
 
 void registerReductions(Registrar &r) {
   using Op = circle::BuiltinOperator;
-  registerFor(r, {"aten::mean.dim", "aten::mean.default"}, "MEAN (int32 axes, keep_dims)",
+  registerFor(r, {ops::aten::mean_dim, ops::aten::mean_default}, "MEAN (int32 axes, keep_dims)",
               std::make_shared<Reduce>(Op::MEAN, true));
-  registerFor(r, {"aten::sum.dim_IntList", "aten::sum.default"}, "SUM (int32 axes, keep_dims)",
+  registerFor(r, {ops::aten::sum_dim_IntList, ops::aten::sum_default}, "SUM (int32 axes, keep_dims)",
               std::make_shared<Reduce>(Op::SUM, false));
-  registerFor(r, {"aten::prod.dim_int", "aten::prod.default"}, "REDUCE_PROD (int32 axes, keep_dims)",
+  registerFor(r, {ops::aten::prod_dim_int, ops::aten::prod_default}, "REDUCE_PROD (int32 axes, keep_dims)",
               std::make_shared<Reduce>(Op::REDUCE_PROD, false));
-  registerFor(r, {"aten::amax.default", "aten::max.default"}, "REDUCE_MAX",
+  registerFor(r, {ops::aten::amax_default, ops::aten::max_default}, "REDUCE_MAX",
               std::make_shared<Reduce>(Op::REDUCE_MAX, false));
-  registerFor(r, {"aten::amin.default", "aten::min.default"}, "REDUCE_MIN",
+  registerFor(r, {ops::aten::amin_default, ops::aten::min_default}, "REDUCE_MIN",
               std::make_shared<Reduce>(Op::REDUCE_MIN, false));
-  registerFor(r, {"aten::any.default", "aten::any.dim", "aten::any.dims"},
+  registerFor(r, {ops::aten::any_default, ops::aten::any_dim, ops::aten::any_dims},
               "REDUCE_ANY (NOT_EQUAL 0 first for non-bool input)", std::make_shared<LogicalReduce>(Op::REDUCE_ANY));
-  registerFor(r, {"aten::all.default", "aten::all.dim", "aten::all.dims"},
+  registerFor(r, {ops::aten::all_default, ops::aten::all_dim, ops::aten::all_dims},
               "REDUCE_ALL (NOT_EQUAL 0 first for non-bool input)", std::make_shared<LogicalReduce>(Op::REDUCE_ALL));
 }
 

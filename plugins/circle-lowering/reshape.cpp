@@ -6,6 +6,7 @@
 // SymInt values the size list holds (or the input's dims with the same expression).
 #include "lowerings.h"
 #include "support.h"
+#include "tico/ops/torch_ops.h"
 
 namespace tico::lowering {
 namespace {
@@ -96,14 +97,14 @@ private:
 
 void registerReshape(Registrar &r) {
   registerFor(r,
-              {"aten::view.default", "aten::_unsafe_view.default", "aten::reshape.default", "aten::view_copy.default"},
+              {ops::aten::view_default, ops::aten::_unsafe_view_default, ops::aten::reshape_default, ops::aten::view_copy_default},
               "RESHAPE (int32 shape; -1 or a runtime shape for symbolic dims)", std::make_shared<Reshape>(true));
-  registerFor(r, {"aten::flatten.using_ints", "aten::unflatten.int"}, "RESHAPE to the result shape",
+  registerFor(r, {ops::aten::flatten_using_ints, ops::aten::unflatten_int}, "RESHAPE to the result shape",
               std::make_shared<Reshape>(false));
-  registerFor(r, {"aten::unsqueeze.default", "aten::unsqueeze_copy.default"}, "EXPAND_DIMS",
+  registerFor(r, {ops::aten::unsqueeze_default, ops::aten::unsqueeze_copy_default}, "EXPAND_DIMS",
               std::make_shared<Unsqueeze>());
-  registerFor(r, {"aten::squeeze.default", "aten::squeeze.dim", "aten::squeeze.dims", "aten::squeeze_copy.default",
-                  "aten::squeeze_copy.dim", "aten::squeeze_copy.dims"},
+  registerFor(r, {ops::aten::squeeze_default, ops::aten::squeeze_dim, ops::aten::squeeze_dims, ops::aten::squeeze_copy_default,
+                  ops::aten::squeeze_copy_dim, ops::aten::squeeze_copy_dims},
               "SQUEEZE of the listed size-1 dims", std::make_shared<Squeeze>());
 }
 

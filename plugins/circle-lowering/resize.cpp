@@ -10,6 +10,8 @@
 // in * scale is a whole number, so other factors are rejected.
 #include "lowerings.h"
 #include "support.h"
+#include "tico/ops/torch_ops.h"
+#include "tico/ops/circle_ops.h"
 
 #include <cmath>
 
@@ -104,16 +106,16 @@ private:
 } // namespace
 
 void registerResize(Registrar &r) {
-  registerFor(r, {"aten::upsample_nearest2d.vec", "aten::upsample_nearest2d.default"},
+  registerFor(r, {ops::aten::upsample_nearest2d_vec, ops::aten::upsample_nearest2d_default},
               "TRANSPOSE -> RESIZE_NEAREST_NEIGHBOR -> TRANSPOSE", std::make_shared<Resize>(Mode::Nearest, false));
-  registerFor(r, {"aten::_upsample_nearest_exact2d.vec", "aten::_upsample_nearest_exact2d.default"},
+  registerFor(r, {ops::aten::_upsample_nearest_exact2d_vec, ops::aten::_upsample_nearest_exact2d_default},
               "TRANSPOSE -> RESIZE_NEAREST_NEIGHBOR (half_pixel_centers) -> TRANSPOSE",
               std::make_shared<Resize>(Mode::NearestExact, false));
-  registerFor(r, {"aten::upsample_bilinear2d.vec", "aten::upsample_bilinear2d.default"},
+  registerFor(r, {ops::aten::upsample_bilinear2d_vec, ops::aten::upsample_bilinear2d_default},
               "TRANSPOSE -> RESIZE_BILINEAR -> TRANSPOSE", std::make_shared<Resize>(Mode::Bilinear, false));
-  registerFor(r, {"circle::resize_nearest_neighbor.default"}, "RESIZE_NEAREST_NEIGHBOR, NHWC",
+  registerFor(r, {ops::circle::resize_nearest_neighbor_default}, "RESIZE_NEAREST_NEIGHBOR, NHWC",
               std::make_shared<Resize>(Mode::Nearest, true));
-  registerFor(r, {"circle::resize_bilinear.default"}, "RESIZE_BILINEAR, NHWC",
+  registerFor(r, {ops::circle::resize_bilinear_default}, "RESIZE_BILINEAR, NHWC",
               std::make_shared<Resize>(Mode::Bilinear, true));
 }
 

@@ -4,6 +4,7 @@
 // int64, and a dtype argument chooses the accumulation type.
 #include "lowerings.h"
 #include "support.h"
+#include "tico/ops/torch_ops.h"
 
 namespace tico::lowering {
 namespace {
@@ -40,7 +41,7 @@ public:
 } // namespace
 
 void registerScan(Registrar &r) {
-  registerFor(r, {"aten::cumsum.default"}, "CUMSUM (input cast to the accumulation dtype)",
+  registerFor(r, {ops::aten::cumsum_default}, "CUMSUM (input cast to the accumulation dtype)",
               std::make_shared<Cumsum>());
 }
 

@@ -12,6 +12,7 @@
 // Static shapes only.
 #include "lowerings.h"
 #include "scatter_nd_emit.h"
+#include "tico/ops/torch_ops.h"
 
 #include <limits>
 
@@ -181,11 +182,11 @@ private:
 } // namespace
 
 void registerScatter(Registrar &r) {
-  registerFor(r, {"aten::scatter.value"}, "one-hot row match of the flattened destination, SELECT_V2 with the value",
+  registerFor(r, {ops::aten::scatter_value}, "one-hot row match of the flattened destination, SELECT_V2 with the value",
               std::make_shared<Scatter>(ScatterKind::Value));
-  registerFor(r, {"aten::scatter.src"}, "one-hot row match of the flattened destination, SELECT_V2 of the gathered src",
+  registerFor(r, {ops::aten::scatter_src}, "one-hot row match of the flattened destination, SELECT_V2 of the gathered src",
               std::make_shared<Scatter>(ScatterKind::Src));
-  registerFor(r, {"aten::scatter_add.default", "aten::scatter_reduce.two"},
+  registerFor(r, {ops::aten::scatter_add_default, ops::aten::scatter_reduce_two},
               "destination + matched src summed (scatter_reduce: reduce='sum', include_self=True)",
               std::make_shared<Scatter>(ScatterKind::Add));
 }

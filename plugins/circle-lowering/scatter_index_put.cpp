@@ -12,6 +12,7 @@
 // index_put with `index` at `dim`. Static shapes only.
 #include "lowerings.h"
 #include "scatter_nd_emit.h"
+#include "tico/ops/torch_ops.h"
 
 #include <limits>
 
@@ -238,10 +239,10 @@ public:
 } // namespace
 
 void registerScatterIndexPut(Registrar &r) {
-  registerFor(r, {"aten::index_put.default", "aten::_unsafe_index_put.default"},
+  registerFor(r, {ops::aten::index_put_default, ops::aten::_unsafe_index_put_default},
               "row writes: destination + matched rows when accumulating, else SELECT_V2 of the written rows",
               std::make_shared<IndexPut>());
-  registerFor(r, {"aten::index_copy.default"}, "row writes along dim, SELECT_V2 of the written rows",
+  registerFor(r, {ops::aten::index_copy_default}, "row writes along dim, SELECT_V2 of the written rows",
               std::make_shared<IndexCopy>());
 }
 

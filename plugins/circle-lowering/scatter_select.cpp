@@ -3,6 +3,7 @@
 // by CONCATENATION along `dim`. Only the size of `dim` must be static.
 #include "lowerings.h"
 #include "support.h"
+#include "tico/ops/torch_ops.h"
 
 namespace tico::lowering {
 namespace {
@@ -77,7 +78,7 @@ public:
 } // namespace
 
 void registerScatterSelect(Registrar &r) {
-  registerFor(r, {"aten::select_scatter.default"}, "SLICEs of the input around the src row, CONCATENATION",
+  registerFor(r, {ops::aten::select_scatter_default}, "SLICEs of the input around the src row, CONCATENATION",
               std::make_shared<SelectScatter>());
 }
 

@@ -17,6 +17,7 @@
 
 #include "tico/ir/graph.h"
 #include "tico/ir/sym_expr.h"
+#include "tico/ops/torch_ops.h"
 
 #include <cctype>
 #include <limits>
@@ -267,7 +268,7 @@ private:
 } // namespace
 
 void registerSlice(Registrar &r) {
-  registerFor(r, {"aten::slice.Tensor", "aten::slice_copy.Tensor"}, "STRIDED_SLICE (int32 begin/end/strides)",
+  registerFor(r, {ops::aten::slice_Tensor, ops::aten::slice_copy_Tensor}, "STRIDED_SLICE (int32 begin/end/strides)",
               std::make_shared<Slice>());
 }
 

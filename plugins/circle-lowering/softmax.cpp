@@ -8,6 +8,7 @@
 // without that stage.
 #include "lowerings.h"
 #include "support.h"
+#include "tico/ops/torch_ops.h"
 
 namespace tico::lowering {
 namespace {
@@ -52,9 +53,9 @@ private:
 } // namespace
 
 void registerSoftmax(Registrar &r) {
-  registerFor(r, {"aten::softmax.int", "aten::_softmax.default", "aten::_safe_softmax.default"},
+  registerFor(r, {ops::aten::softmax_int, ops::aten::_softmax_default, ops::aten::_safe_softmax_default},
               "SOFTMAX over the last dim (TRANSPOSE around it for other dims)", std::make_shared<Softmax>(false));
-  registerFor(r, {"aten::log_softmax.int", "aten::_log_softmax.default"}, "LOG_SOFTMAX over the last dim",
+  registerFor(r, {ops::aten::log_softmax_int, ops::aten::_log_softmax_default}, "LOG_SOFTMAX over the last dim",
               std::make_shared<Softmax>(true));
 }
 

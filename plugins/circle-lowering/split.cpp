@@ -4,6 +4,7 @@
 // operator writes all of them.
 #include "lowerings.h"
 #include "support.h"
+#include "tico/ops/torch_ops.h"
 
 namespace tico::lowering {
 namespace {
@@ -101,11 +102,11 @@ public:
 
 void registerSplit(Registrar &r) {
   registerFor(r,
-              {"aten::split_with_sizes.default", "aten::split.Tensor", "aten::split.sizes", "aten::unsafe_split.Tensor",
-               "aten::unsafe_split_with_sizes.default", "aten::split_with_sizes_copy.default",
-               "aten::split_copy.Tensor", "aten::chunk.default", "aten::unsafe_chunk.default"},
+              {ops::aten::split_with_sizes_default, ops::aten::split_Tensor, ops::aten::split_sizes, ops::aten::unsafe_split_Tensor,
+               ops::aten::unsafe_split_with_sizes_default, ops::aten::split_with_sizes_copy_default,
+               ops::aten::split_copy_Tensor, ops::aten::chunk_default, ops::aten::unsafe_chunk_default},
               "SPLIT for equal pieces, else one SLICE per piece", std::make_shared<Split>());
-  registerFor(r, {"aten::unbind.int", "aten::unbind_copy.int"}, "UNPACK", std::make_shared<Unbind>());
+  registerFor(r, {ops::aten::unbind_int, ops::aten::unbind_copy_int}, "UNPACK", std::make_shared<Unbind>());
 }
 
 } // namespace tico::lowering

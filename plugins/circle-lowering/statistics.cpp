@@ -5,6 +5,7 @@
 // squared deviations) is what PyTorch computes too, so results agree to float32 rounding.
 #include "lowerings.h"
 #include "support.h"
+#include "tico/ops/torch_ops.h"
 
 #include <limits>
 
@@ -84,11 +85,11 @@ private:
 } // namespace
 
 void registerStatistics(Registrar &r) {
-  registerFor(r, {"aten::var.correction", "aten::var.dim", "aten::var.default"},
+  registerFor(r, {ops::aten::var_correction, ops::aten::var_dim, ops::aten::var_default},
               "MEAN, SUB, MUL, SUM, MUL 1/(N - correction)", std::make_shared<Variance>(Variance::Result::Var));
-  registerFor(r, {"aten::std.correction", "aten::std.dim", "aten::std.default"}, "variance + SQRT",
+  registerFor(r, {ops::aten::std_correction, ops::aten::std_dim, ops::aten::std_default}, "variance + SQRT",
               std::make_shared<Variance>(Variance::Result::Std));
-  registerFor(r, {"aten::var_mean.correction", "aten::var_mean.dim"}, "variance and the MEAN it uses",
+  registerFor(r, {ops::aten::var_mean_correction, ops::aten::var_mean_dim}, "variance and the MEAN it uses",
               std::make_shared<Variance>(Variance::Result::VarMean));
 }
 

@@ -8,11 +8,11 @@
 
 namespace tico::lowering {
 
-void registerFor(Registrar &registrar, std::initializer_list<std::string_view> ops, const std::string &summary,
+void registerFor(Registrar &registrar, OpRefs ops, const std::string &summary,
                  std::shared_ptr<const OpLowering> lowering, int priority) {
-  for (std::string_view op : ops) {
+  for (const OpRef &op : ops) {
     LoweringSpec spec;
-    spec.op = OpKey::parseOrThrow(op);
+    spec.op = op.key();
     spec.summary = summary;
     spec.priority = priority;
     spec.lowering = lowering;

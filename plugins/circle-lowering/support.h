@@ -10,12 +10,14 @@
 //   * Absent optional inputs are -1.
 #pragma once
 
+#include "tico/ir/op_ref.h"
 #include "tico/lowering/lowering.h"
 #include "tico/plugin/registry.h"
 #include "tico/support/error.h"
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <optional>
@@ -27,8 +29,11 @@ namespace tico::lowering {
 
 // ---- registration ---------------------------------------------------------------------------
 
-// Registers `lowering` for every op key in `ops` (canonical or any spelling OpKey accepts).
-void registerFor(Registrar &registrar, std::initializer_list<std::string_view> ops, const std::string &summary,
+// The ops a lowering registers for, named by the typed constants of tico/ops/ (a misspelt op
+// does not compile).
+using OpRefs = std::initializer_list<std::reference_wrapper<const OpRef>>;
+// Registers `lowering` for every op in `ops`.
+void registerFor(Registrar &registrar, OpRefs ops, const std::string &summary,
                  std::shared_ptr<const OpLowering> lowering, int priority = 0);
 
 template <typename T> circle::BuiltinOptionsUnion options(T table) {

@@ -11,6 +11,8 @@
 // one-element int tensor as the SymInt (an alias of the int32 [1] tensor).
 #include "lowerings.h"
 #include "support.h"
+#include "tico/ops/torch_ops.h"
+#include "tico/ops/circle_ops.h"
 
 namespace tico::lowering {
 namespace {
@@ -122,17 +124,17 @@ private:
 
 void registerSymbolic(Registrar &r) {
   using Op = circle::BuiltinOperator;
-  registerFor(r, {"aten::sym_size.int"}, "SHAPE + GATHER (an int32 [1] tensor)", std::make_shared<SymSize>());
-  registerFor(r, {"circle::shape.default"}, "SHAPE (int32)", std::make_shared<CircleShape>());
-  registerFor(r, {"aten::_local_scalar_dense.default"}, "the one-element int tensor as a SymInt (int32 [1])",
+  registerFor(r, {ops::aten::sym_size_int}, "SHAPE + GATHER (an int32 [1] tensor)", std::make_shared<SymSize>());
+  registerFor(r, {ops::circle::shape_default}, "SHAPE (int32)", std::make_shared<CircleShape>());
+  registerFor(r, {ops::aten::_local_scalar_dense_default}, "the one-element int tensor as a SymInt (int32 [1])",
               std::make_shared<TensorToSymInt>());
-  registerFor(r, {"_operator::add"}, "ADD on int32 [1] tensors", std::make_shared<SymArith>(Op::ADD));
-  registerFor(r, {"_operator::sub"}, "SUB on int32 [1] tensors", std::make_shared<SymArith>(Op::SUB));
-  registerFor(r, {"_operator::mul"}, "MUL on int32 [1] tensors", std::make_shared<SymArith>(Op::MUL));
-  registerFor(r, {"_operator::floordiv"}, "FLOOR_DIV on int32 [1] tensors", std::make_shared<SymArith>(Op::FLOOR_DIV));
-  registerFor(r, {"_operator::mod"}, "FLOOR_MOD on int32 [1] tensors", std::make_shared<SymArith>(Op::FLOOR_MOD));
-  registerFor(r, {"torch::sym_max"}, "MAXIMUM on int32 [1] tensors", std::make_shared<SymArith>(Op::MAXIMUM));
-  registerFor(r, {"torch::sym_min"}, "MINIMUM on int32 [1] tensors", std::make_shared<SymArith>(Op::MINIMUM));
+  registerFor(r, {ops::_operator::add_default}, "ADD on int32 [1] tensors", std::make_shared<SymArith>(Op::ADD));
+  registerFor(r, {ops::_operator::sub_default}, "SUB on int32 [1] tensors", std::make_shared<SymArith>(Op::SUB));
+  registerFor(r, {ops::_operator::mul_default}, "MUL on int32 [1] tensors", std::make_shared<SymArith>(Op::MUL));
+  registerFor(r, {ops::_operator::floordiv_default}, "FLOOR_DIV on int32 [1] tensors", std::make_shared<SymArith>(Op::FLOOR_DIV));
+  registerFor(r, {ops::_operator::mod_default}, "FLOOR_MOD on int32 [1] tensors", std::make_shared<SymArith>(Op::FLOOR_MOD));
+  registerFor(r, {ops::torch::sym_max_default}, "MAXIMUM on int32 [1] tensors", std::make_shared<SymArith>(Op::MAXIMUM));
+  registerFor(r, {ops::torch::sym_min_default}, "MINIMUM on int32 [1] tensors", std::make_shared<SymArith>(Op::MINIMUM));
 }
 
 } // namespace tico::lowering

@@ -6,6 +6,7 @@
 // sorted=False leaves PyTorch free to return any order; the sorted order is one of them.
 #include "lowerings.h"
 #include "support.h"
+#include "tico/ops/torch_ops.h"
 
 namespace tico::lowering {
 namespace {
@@ -74,7 +75,7 @@ public:
 } // namespace
 
 void registerTopK(Registrar &r) {
-  registerFor(r, {"aten::topk.default"}, "TOPK_V2 along the last dim (TRANSPOSE around it otherwise; NEG for smallest)",
+  registerFor(r, {ops::aten::topk_default}, "TOPK_V2 along the last dim (TRANSPOSE around it otherwise; NEG for smallest)",
               std::make_shared<TopK>());
 }
 

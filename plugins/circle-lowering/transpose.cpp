@@ -1,6 +1,7 @@
 // permute / transpose.int / t -> TRANSPOSE with an int32 permutation; flip -> REVERSE_V2.
 #include "lowerings.h"
 #include "support.h"
+#include "tico/ops/torch_ops.h"
 
 namespace tico::lowering {
 namespace {
@@ -85,9 +86,9 @@ private:
 } // namespace
 
 void registerTranspose(Registrar &r) {
-  registerFor(r, {"aten::flip.default"}, "REVERSE_V2", std::make_shared<Flip>());
-  registerFor(r, {"aten::permute.default", "aten::permute_copy.default", "aten::transpose.int",
-                  "aten::transpose_copy.int", "aten::t.default", "aten::t_copy.default"},
+  registerFor(r, {ops::aten::flip_default}, "REVERSE_V2", std::make_shared<Flip>());
+  registerFor(r, {ops::aten::permute_default, ops::aten::permute_copy_default, ops::aten::transpose_int,
+                  ops::aten::transpose_copy_int, ops::aten::t_default, ops::aten::t_copy_default},
               "TRANSPOSE", std::make_shared<Transpose>());
 }
 

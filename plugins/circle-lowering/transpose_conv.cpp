@@ -10,6 +10,8 @@
 
 #include "convolution.h"
 #include "lowerings.h"
+#include "tico/ops/torch_ops.h"
+#include "tico/ops/circle_ops.h"
 
 namespace tico::lowering {
 
@@ -176,9 +178,9 @@ private:
 } // namespace
 
 void registerTransposeConv(Registrar &r) {
-  registerFor(r, {"aten::conv_transpose2d.input"}, "TRANSPOSE -> TRANSPOSE_CONV (+SLICE crop) -> TRANSPOSE",
+  registerFor(r, {ops::aten::conv_transpose2d_input}, "TRANSPOSE -> TRANSPOSE_CONV (+SLICE crop) -> TRANSPOSE",
               std::make_shared<TransposeConv>(false));
-  registerFor(r, {"circle::transpose_conv.default"}, "TRANSPOSE_CONV (+SLICE crop), NHWC",
+  registerFor(r, {ops::circle::transpose_conv_default}, "TRANSPOSE_CONV (+SLICE crop), NHWC",
               std::make_shared<TransposeConv>(true));
 }
 

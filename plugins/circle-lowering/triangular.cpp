@@ -7,6 +7,7 @@
 // the mask's shape stays inferable — rows [R, 1] and cols [C] broadcast in the comparison.
 #include "lowerings.h"
 #include "support.h"
+#include "tico/ops/torch_ops.h"
 
 namespace tico::lowering {
 namespace {
@@ -74,9 +75,9 @@ private:
 } // namespace
 
 void registerTriangular(Registrar &r) {
-  registerFor(r, {"aten::triu.default"}, "SELECT_V2 with col - row >= diagonal (constant or RANGE-computed)",
+  registerFor(r, {ops::aten::triu_default}, "SELECT_V2 with col - row >= diagonal (constant or RANGE-computed)",
               std::make_shared<Triangular>(true));
-  registerFor(r, {"aten::tril.default"}, "SELECT_V2 with col - row <= diagonal (constant or RANGE-computed)",
+  registerFor(r, {ops::aten::tril_default}, "SELECT_V2 with col - row <= diagonal (constant or RANGE-computed)",
               std::make_shared<Triangular>(false));
 }
 

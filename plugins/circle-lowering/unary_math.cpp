@@ -8,6 +8,7 @@
 // 1e-7 near 0, as the original converter accepts).
 #include "lowerings.h"
 #include "support.h"
+#include "tico/ops/torch_ops.h"
 
 #include <cmath>
 
@@ -140,17 +141,17 @@ private:
 } // namespace
 
 void registerUnaryMath(Registrar &r) {
-  registerFor(r, {"aten::pow.Tensor_Scalar", "aten::pow.Tensor_Tensor", "aten::pow.Scalar"},
+  registerFor(r, {ops::aten::pow_Tensor_Scalar, ops::aten::pow_Tensor_Tensor, ops::aten::pow_Scalar},
               "POW in float32 (integer results rounded and cast back)", std::make_shared<Pow>());
-  registerFor(r, {"aten::reciprocal.default"}, "DIV(1, x)", std::make_shared<FloatMath>(Math::Reciprocal));
-  registerFor(r, {"aten::log1p.default"}, "ADD(x, 1) + LOG", std::make_shared<FloatMath>(Math::Log1p));
-  registerFor(r, {"aten::square.default"}, "MUL(x, x)", std::make_shared<FloatMath>(Math::Square));
-  registerFor(r, {"aten::hardsigmoid.default"}, "ADD 3 + RELU6 + MUL 1/6",
+  registerFor(r, {ops::aten::reciprocal_default}, "DIV(1, x)", std::make_shared<FloatMath>(Math::Reciprocal));
+  registerFor(r, {ops::aten::log1p_default}, "ADD(x, 1) + LOG", std::make_shared<FloatMath>(Math::Log1p));
+  registerFor(r, {ops::aten::square_default}, "MUL(x, x)", std::make_shared<FloatMath>(Math::Square));
+  registerFor(r, {ops::aten::hardsigmoid_default}, "ADD 3 + RELU6 + MUL 1/6",
               std::make_shared<FloatMath>(Math::HardSigmoid));
-  registerFor(r, {"aten::round.default", "aten::round.decimals"}, "ROUND (half to even, as PyTorch)",
+  registerFor(r, {ops::aten::round_default, ops::aten::round_decimals}, "ROUND (half to even, as PyTorch)",
               std::make_shared<Rounding>(circle::BuiltinOperator::ROUND));
-  registerFor(r, {"aten::floor.default"}, "FLOOR", std::make_shared<Rounding>(circle::BuiltinOperator::FLOOR));
-  registerFor(r, {"aten::ceil.default"}, "CEIL", std::make_shared<Rounding>(circle::BuiltinOperator::CEIL));
+  registerFor(r, {ops::aten::floor_default}, "FLOOR", std::make_shared<Rounding>(circle::BuiltinOperator::FLOOR));
+  registerFor(r, {ops::aten::ceil_default}, "CEIL", std::make_shared<Rounding>(circle::BuiltinOperator::CEIL));
 }
 
 } // namespace tico::lowering

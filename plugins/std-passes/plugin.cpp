@@ -1,5 +1,6 @@
 // libtico-std-passes: the generic legalization passes of the default pipeline.
 #include "passes.h"
+#include "type_rules.h"
 
 #include "tico/plugin/plugin.h"
 
@@ -44,6 +45,10 @@ void registerAll(tico::Registrar &r) {
   registerFuseLeadingUnsqueezeReshape(r);
   registerCastClampMixedTypeArgs(r);
   registerEliminateRankRoundTripRegion(r);
+  for (const std::string &op : typeRuleOps()) {
+    tico::OpKey key = tico::OpKey::parseOrThrow(op);
+    r.addOpFamilyReference(key.ns, key.name, "a type rule");
+  }
 }
 
 } // namespace

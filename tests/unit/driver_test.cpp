@@ -1,6 +1,7 @@
 // The conversion driver: stages of every kind run in manifest order with their strategies and
 // conditions, quantizers and Circle passes are invoked through their ABIs, options reach the
 // plugins, IR dumps and timings are produced, and the output is written atomically.
+#include "pt2/torch_op_table.h"
 #include "tico/circle/circle_pass.h"
 #include "tico/lowering/lowering.h"
 #include "tico/pipeline/driver.h"
@@ -91,7 +92,7 @@ protected:
         {"describe", "", {}, [this](const Options &) { return std::make_unique<DescribeModel>(&log); }}, from);
     registry.addLowering({kNeg, "", 0, std::make_shared<NegLowering>()}, from);
 
-    auto g = std::make_unique<Graph>();
+    auto g = std::make_unique<Graph>(&tico::pt2::torchOpSchemas());
     Value *x = g->addInput(InputKind::User, "x", DType::Float32, {2, 3});
     Node *relu = g->createNode(kRelu, {Argument::value(x)}, DType::Float32, {2, 3});
     g->addOutput(GraphOutput{OutputKind::User, Argument::value(relu->output()), ""});

@@ -1,5 +1,6 @@
 // The "aten" evaluator on single nodes. Expected values are computed by hand (or, where
 // noted, were printed once by PyTorch 2.13 in Python and recorded here).
+#include "pt2/torch_op_table.h"
 #include "eval_test_support.h"
 #include "tico/support/error.h"
 
@@ -41,7 +42,7 @@ protected:
     return out.at(0).tensor;
   }
 
-  Graph g;
+  Graph g{&tico::pt2::torchOpSchemas()};
   EvalEnv env;
 };
 

@@ -2,6 +2,7 @@
 // and on the argument forms the pipeline leaves behind (detach_, a SymInt in a Tensor slot, a
 // rank-0 constant in a Scalar slot). Expected values are computed by hand (the comments show
 // how) or, for the multi-channel layout checks, by the evaluator's own ATen op on NCHW data.
+#include "pt2/torch_op_table.h"
 #include "eval_test_support.h"
 #include "tico/support/error.h"
 
@@ -28,6 +29,7 @@ const OpSchemaRegistry &circleSchemas() {
   };
   static const Loaded *loaded = [] {
     auto *l = new Loaded();
+    l->plugins.load(std::string(TICO_PLUGIN_DIR) + "/libtico-pt2.so", l->registry); // the PyTorch op table
     l->plugins.load(std::string(TICO_PLUGIN_DIR) + "/libtico-circle-lowering.so", l->registry);
     return l;
   }();
@@ -80,7 +82,7 @@ protected:
     return out.at(0).tensor;
   }
 
-  Graph g;
+  Graph g{&tico::pt2::torchOpSchemas()};
   EvalEnv env;
 };
 

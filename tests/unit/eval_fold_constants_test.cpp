@@ -1,4 +1,5 @@
 // fold-constants (aten-eval plugin) on small graphs.
+#include "pt2/torch_op_table.h"
 #include "tico/pipeline/compile_config.h"
 #include "eval_test_support.h"
 #include "tico/plugin/loader.h"
@@ -39,7 +40,7 @@ protected:
   }
 
   CompileConfig config;
-  Graph g;
+  Graph g{&tico::pt2::torchOpSchemas()};
 };
 
 TEST_F(FoldConstants, PermuteOfAWeightFoldsAndTheUserInputNodeStays) {

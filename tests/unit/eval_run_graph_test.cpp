@@ -1,5 +1,6 @@
 // runGraph with the "aten" evaluator: a small dynamic-shape graph against hand-computed
 // results, and the input checks.
+#include "pt2/torch_op_table.h"
 #include "eval_test_support.h"
 #include "tico/support/error.h"
 
@@ -56,7 +57,7 @@ protected:
     g.symbols()["s0"] = SymbolRange{2, 64};
   }
 
-  Graph g;
+  Graph g{&tico::pt2::torchOpSchemas()};
 };
 
 TEST_F(RunGraph, DynamicLinearGraphMatchesHandComputation) {

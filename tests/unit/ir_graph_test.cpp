@@ -1,4 +1,5 @@
 // Graph IR: node creation with schema defaults, use lists, rewriting, verification, clone.
+#include "pt2/torch_op_table.h"
 #include "tico/ir/graph.h"
 #include "tico/support/error.h"
 
@@ -19,7 +20,7 @@ std::shared_ptr<const TensorData> floats(std::vector<int64_t> sizes, std::vector
 } // namespace
 
 TEST(Graph, CreateNodeFillsSchemaDefaultsInOrder) {
-  Graph g;
+  Graph g{&tico::pt2::torchOpSchemas()};
   Value *x = input(g, "x", {2, 3});
   Value *y = input(g, "y", {2, 3});
   Node *add = g.createNode(OpKey("aten", "add", "Tensor"), {Argument::value(x), Argument::value(y)}, DType::Float32,
@@ -37,7 +38,7 @@ TEST(Graph, CreateNodeFillsSchemaDefaultsInOrder) {
 }
 
 TEST(Graph, NamedArgumentsAndFixedLengthListsAreNormalised) {
-  Graph g;
+  Graph g{&tico::pt2::torchOpSchemas()};
   Value *x = input(g, "x", {1, 3, 8, 8});
   Value *w = input(g, "w", {4, 3, 3, 3});
   // stride=2 broadcasts to the schema's SymInt[2]; padding given by name.
@@ -53,7 +54,7 @@ TEST(Graph, NamedArgumentsAndFixedLengthListsAreNormalised) {
 }
 
 TEST(Graph, CreateNodeRejectsBadArguments) {
-  Graph g;
+  Graph g{&tico::pt2::torchOpSchemas()};
   Value *x = input(g, "x", {2});
   auto relu = OpKey("aten", "relu", "default");
   EXPECT_THROW(g.createNode(relu, {}, DType::Float32, {2}), Error); // missing 'self'
@@ -72,7 +73,7 @@ TEST(Graph, CreateNodeRejectsBadArguments) {
 }
 
 TEST(Graph, UnknownOpsKeepTheirArguments) {
-  Graph g;
+  Graph g{&tico::pt2::torchOpSchemas()};
   Value *x = input(g, "x", {2});
   Node *n = g.createNode(OpKey("acme", "tile", "default"),
                          {NamedArg{"", Argument::value(x)}, NamedArg{"size", Argument::integer(64)}},
@@ -83,7 +84,7 @@ TEST(Graph, UnknownOpsKeepTheirArguments) {
 }
 
 TEST(Graph, ReplaceAllUsesUpdatesNodesAndOutputs) {
-  Graph g;
+  Graph g{&tico::pt2::torchOpSchemas()};
   Value *x = input(g, "x", {2});
   Node *r = g.createNode(OpKey("aten", "relu", "default"), {Argument::value(x)}, DType::Float32, {2});
   Node *m = g.createNode(OpKey("aten", "mul", "Tensor"), {Argument::value(r->output()), Argument::value(r->output())},
@@ -104,7 +105,7 @@ TEST(Graph, ReplaceAllUsesUpdatesNodesAndOutputs) {
 }
 
 TEST(Graph, EraseNodeRefusesUsedOutputs) {
-  Graph g;
+  Graph g{&tico::pt2::torchOpSchemas()};
   Value *x = input(g, "x", {2});
   Node *r = g.createNode(OpKey("aten", "relu", "default"), {Argument::value(x)}, DType::Float32, {2});
   g.createNode(OpKey("aten", "neg", "default"), {Argument::value(r->output())}, DType::Float32, {2});
@@ -112,7 +113,7 @@ TEST(Graph, EraseNodeRefusesUsedOutputs) {
 }
 
 TEST(Graph, SetArgKeepsUseListsInSync) {
-  Graph g;
+  Graph g{&tico::pt2::torchOpSchemas()};
   Value *x = input(g, "x", {2});
   Value *y = input(g, "y", {2});
   Node *n = g.createNode(OpKey("aten", "add", "Tensor"), {Argument::value(x), Argument::value(x)}, DType::Float32, {2});
@@ -124,7 +125,7 @@ TEST(Graph, SetArgKeepsUseListsInSync) {
 }
 
 TEST(Graph, InsertBeforeAndNamesStayUnique) {
-  Graph g;
+  Graph g{&tico::pt2::torchOpSchemas()};
   Value *x = input(g, "x", {2});
   Node *a = g.createNode(OpKey("aten", "relu", "default"), {Argument::value(x)}, DType::Float32, {2});
   Node *b = g.createNode(OpKey("aten", "relu", "default"), {Argument::value(x)}, DType::Float32, {2}, a);
@@ -135,7 +136,7 @@ TEST(Graph, InsertBeforeAndNamesStayUnique) {
 }
 
 TEST(Graph, VerifyReportsEveryProblem) {
-  Graph g;
+  Graph g{&tico::pt2::torchOpSchemas()};
   Value *w = g.addInput(InputKind::Parameter, "w", DType::Float32, {2}, "fc.weight", nullptr);
   (void)w;
   try {
@@ -147,7 +148,7 @@ TEST(Graph, VerifyReportsEveryProblem) {
 }
 
 TEST(Graph, CloneIsDeepAndEqualInStructure) {
-  Graph g;
+  Graph g{&tico::pt2::torchOpSchemas()};
   g.symbols()["s0"] = SymbolRange{1, 64};
   Value *x = input(g, "x", {Dim::symbolic("s0", 2), 3});
   Value *c = g.addConstant("c", floats({3}, {1, 2, 3}));
@@ -184,7 +185,7 @@ TEST(OpKeyTest, AcceptsEverySpelling) {
 }
 
 TEST(Graph, NumbersAreAcceptedInTensorSlotsAsTorchExportWritesThem) {
-  Graph g;
+  Graph g{&tico::pt2::torchOpSchemas()};
   Value *x = input(g, "x", {2});
   // x + 2.5 and 1.0 - x (decomposed rsub) as torch.export records them.
   Node *add = g.createNode(OpKey("aten", "add", "Tensor"), {Argument::value(x), Argument::real(2.5)}, DType::Float32, {2});

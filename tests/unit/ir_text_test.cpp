@@ -1,4 +1,5 @@
 // Textual IR: printing, parsing, round trips and located errors.
+#include "pt2/torch_op_table.h"
 #include "tico/ir/text.h"
 #include "tico/support/error.h"
 
@@ -26,21 +27,28 @@ const char *kExample = R"(graph @main {
 }
 )";
 
+// The graphs here use aten ops: parse them against the PyTorch table (the plugin's, linked in).
+std::unique_ptr<Graph> parseTorch(std::string_view text, ParseOptions options = {}) {
+  if (options.schemas == nullptr)
+    options.schemas = &tico::pt2::torchOpSchemas();
+  return parseGraph(text, options);
+}
+
 } // namespace
 
 TEST(TextIR, PrintIsAFixedPointOfParse) {
-  auto g = parseGraph(kExample);
+  auto g = parseTorch(kExample);
   g->verify();
   PrintOptions no_elide;
   no_elide.elide_constants_above = -1;
   std::string printed = printGraph(*g, no_elide);
   EXPECT_EQ(printed, kExample);
-  auto again = parseGraph(printed);
+  auto again = parseTorch(printed);
   EXPECT_EQ(printGraph(*again, no_elide), printed);
 }
 
 TEST(TextIR, ParsedGraphHasTheRightStructure) {
-  auto g = parseGraph(kExample);
+  auto g = parseTorch(kExample);
   ASSERT_EQ(g->inputs().size(), 4u);
   EXPECT_EQ(g->inputs()[1].kind, InputKind::Parameter);
   EXPECT_EQ(g->inputs()[1].target, "fc.weight");
@@ -67,7 +75,7 @@ TEST(TextIR, ParsedGraphHasTheRightStructure) {
 }
 
 TEST(TextIR, DefaultsAreOmittedAndNamedAfterAGap) {
-  auto g = parseGraph(R"(graph @m {
+  auto g = parseTorch(R"(graph @m {
   input %x: f32[1, 3, 8, 8]
   param %w: f32[4, 3, 3, 3] "w" = elided<432 bytes>
   %y: f32[1, 4, 8, 8] = aten::conv2d.default(%x, %w, None, [1, 1], [1, 1])
@@ -83,17 +91,17 @@ TEST(TextIR, DefaultsAreOmittedAndNamedAfterAGap) {
 
 TEST(TextIR, ElidedPayloadsNeedExplicitPermission) {
   const char *text = "graph @m {\n  param %w: f32[2] \"w\" = elided<8 bytes>\n  return %w\n}\n";
-  EXPECT_THROW(parseGraph(text), LocatedError);
+  EXPECT_THROW(parseTorch(text), LocatedError);
   ParseOptions allow;
   allow.allow_elided = true;
-  EXPECT_NO_THROW(parseGraph(text, allow));
+  EXPECT_NO_THROW(parseTorch(text, allow));
 }
 
 TEST(TextIR, ErrorsCarryFileLineAndColumn) {
   ParseOptions opts;
   opts.file_name = "bad.tir";
   try {
-    parseGraph("graph @m {\n  input %x: f32[2]\n  %y: f32[2] = aten::relu.default(%nope)\n  return %y\n}\n", opts);
+    parseTorch("graph @m {\n  input %x: f32[2]\n  %y: f32[2] = aten::relu.default(%nope)\n  return %y\n}\n", opts);
     FAIL();
   } catch (const LocatedError &e) {
     EXPECT_EQ(e.where().line, 3);
@@ -102,13 +110,13 @@ TEST(TextIR, ErrorsCarryFileLineAndColumn) {
         << e.what();
   }
   try {
-    parseGraph("graph @m {\n  input %x: q9[2]\n}\n", opts);
+    parseTorch("graph @m {\n  input %x: q9[2]\n}\n", opts);
     FAIL();
   } catch (const LocatedError &e) {
     EXPECT_NE(std::string(e.what()).find("unknown element type 'q9'"), std::string::npos) << e.what();
   }
   try {
-    parseGraph("graph @m {\n  input %x: f32[2]\n  %y: f32[2] = aten::relu.default(%x, %x)\n  return %y\n}\n", opts);
+    parseTorch("graph @m {\n  input %x: f32[2]\n  %y: f32[2] = aten::relu.default(%x, %x)\n  return %y\n}\n", opts);
     FAIL();
   } catch (const LocatedError &e) {
     EXPECT_EQ(e.where().line, 3);
@@ -119,12 +127,12 @@ TEST(TextIR, ErrorsCarryFileLineAndColumn) {
 TEST(TextIR, SplitsInputFilesAndSkipsCheckComments) {
   auto parts = splitInputFile("// CHECK: a\ngraph @a {\n  return\n}\n// -----\ngraph @b {\n  return\n}\n");
   ASSERT_EQ(parts.size(), 2u);
-  EXPECT_EQ(parseGraph(parts[0])->name, "a");
-  EXPECT_EQ(parseGraph(parts[1])->name, "b");
+  EXPECT_EQ(parseTorch(parts[0])->name, "a");
+  EXPECT_EQ(parseTorch(parts[1])->name, "b");
 }
 
 TEST(TextIR, HalfPrecisionConstantsUseHex) {
-  auto g = parseGraph("graph @m {\n  %h = const f16[2] hex<\"003c0040\">\n  return %h\n}\n");
+  auto g = parseTorch("graph @m {\n  %h = const f16[2] hex<\"003c0040\">\n  return %h\n}\n");
   std::string text = printGraph(*g);
   EXPECT_NE(text.find("hex<\"003c0040\">"), std::string::npos) << text;
 }

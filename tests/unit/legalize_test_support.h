@@ -18,6 +18,7 @@ inline const Registry &legalizeRegistry() {
   static LegalizePlugins *loaded = [] {
     auto *p = new LegalizePlugins();
     const std::string dir = TICO_PLUGIN_DIR;
+    p->plugins.load(dir + "/libtico-pt2.so", p->registry); // the PyTorch op table
     p->plugins.load(dir + "/libtico-circle-lowering.so", p->registry);
     p->plugins.load(dir + "/libtico-std-passes.so", p->registry);
     p->plugins.load(dir + "/libtico-circle-legalize.so", p->registry);

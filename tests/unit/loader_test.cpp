@@ -404,6 +404,51 @@ TEST(DiscoveryTest, BrokenPluginInTheSearchPathIsAnError) {
   }
 }
 
+// A misspelt op key is an error once the PyTorch table (from the .pt2 frontend plugin) is
+// loaded, naming the plugin, the key and the likely intended op.
+TEST(DiscoveryTest, MisspeltOpKeyIsALoadError) {
+  ScratchDir scratch;
+  std::string dir = scratch.sub("plugins");
+  // Sorted before libtico-pt2.so: the check must wait until every plugin is loaded.
+  copyTo(testPlugin("misspelled-op"), dir + "/libtico-a-misspelled.so");
+  copyTo(std::string(TICO_PLUGIN_DIR) + "/libtico-pt2.so", dir + "/libtico-pt2.so");
+  PluginSet plugins;
+  Registry registry;
+  try {
+    plugins.discover(registry, {dir});
+    FAIL() << "expected an error";
+  } catch (const Error &e) {
+    std::string from = "plugin 'test-misspelled-op 1.0 (" + canonical(dir + "/libtico-a-misspelled.so") + ")'";
+    EXPECT_CONTAINS(e.what(), "unknown op keys");
+    EXPECT_CONTAINS(e.what(), from + " names unknown op 'aten::rleu.default' in a lowering "
+                                     "(did you mean 'aten::relu.default'?)");
+    EXPECT_CONTAINS(e.what(), from + " names unknown op 'aten::add.Tensr' in a rewrite rule "
+                                     "(did you mean 'aten::add.Tensor'?)");
+  }
+}
+
+TEST(LoaderTest, MisspeltOpKeyOfAnExtraPluginIsReportedByTheCheck) {
+  PluginSet plugins;
+  Registry registry;
+  plugins.load(std::string(TICO_PLUGIN_DIR) + "/libtico-pt2.so", registry);
+  EXPECT_NO_THROW(registry.checkOpReferences());
+  plugins.load(testPlugin("misspelled-op"), registry);
+  try {
+    registry.checkOpReferences();
+    FAIL() << "expected an error";
+  } catch (const Error &e) {
+    EXPECT_CONTAINS(e.what(), "'aten::rleu.default' in a lowering (did you mean 'aten::relu.default'?)");
+  }
+}
+
+// Every key the bundled plugins name is known: the in-tree tables are checked the same way.
+TEST(DiscoveryTest, BundledPluginsNameOnlyKnownOps) {
+  PluginSet plugins;
+  Registry registry;
+  EXPECT_NO_THROW(plugins.discover(registry, {std::string(TICO_PLUGIN_DIR)}));
+  EXPECT_GT(registry.schemas().size(), 2000u);
+}
+
 std::optional<std::string> exeRelativePluginDir() {
   fs::path dir = fs::read_symlink("/proc/self/exe").parent_path() / ".." / "lib" / "tico" / "plugins";
   std::error_code ec;

@@ -3,6 +3,7 @@
 // for the emitted CircleModel.
 #pragma once
 
+#include "pt2/torch_op_table.h"
 #include "tico/circle/serializer.h"
 #include "tico/ir/text.h"
 #include "tico/lowering/lowering.h"
@@ -32,6 +33,7 @@ inline const Registry &stdRegistry() {
   static StdPlugins *loaded = [] {
     auto *p = new StdPlugins();
     const std::string dir = TICO_PLUGIN_DIR;
+    p->plugins.load(dir + "/libtico-pt2.so", p->registry); // the PyTorch op table
     p->plugins.load(dir + "/libtico-circle-lowering.so", p->registry);
     p->plugins.load(dir + "/libtico-std-passes.so", p->registry);
     return p;
@@ -42,6 +44,7 @@ inline const Registry &stdRegistry() {
 inline std::unique_ptr<Graph> parse(const std::string &text) {
   ParseOptions options;
   options.file_name = "test.tir";
+  options.schemas = &tico::pt2::torchOpSchemas();
   return parseGraph(text, options);
 }
 

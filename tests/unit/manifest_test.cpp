@@ -555,7 +555,7 @@ TEST(ManifestLoadTest, MissingFile) {
 
 // ---- conditions --------------------------------------------------------------------------------
 
-// input -> op1 -> op2 -> output, with ops that have no builtin schema so any arguments do.
+// input -> op1 -> op2 -> output, in a graph without schemas so any arguments do.
 std::unique_ptr<Graph> chainGraph(const OpKey &first, const OpKey &second) {
   auto graph = std::make_unique<Graph>();
   Value *x = graph->addInput(InputKind::User, "x", DType::Float32, staticShape({2}));

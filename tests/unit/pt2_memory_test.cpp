@@ -1,6 +1,7 @@
 // The .pt2 frontend on an archive image in memory (Frontend::loadBytes, what the Python
 // package uses): the same graph as from the file, weights as views of the caller's buffer that
 // the graph keeps alive, errors named after the given name, and the driver's choice of frontend.
+#include "pt2/torch_op_table.h"
 #include "pt2_test_support.h"
 
 #include "tico/ir/text.h"
@@ -26,7 +27,7 @@ Buffer bufferOf(const std::string &text) {
 }
 
 std::unique_ptr<tico::Graph> loadBytes(const Buffer &b, const std::string &name) {
-  return tico::pt2::Pt2Frontend().loadBytes(b.storage, name, tico::OpSchemaRegistry::builtin());
+  return tico::pt2::Pt2Frontend().loadBytes(b.storage, name, tico::pt2::torchOpSchemas());
 }
 
 bool inside(const Buffer &b, const std::byte *p) { return p >= b.bytes->data() && p < b.bytes->data() + b.bytes->size(); }
@@ -119,7 +120,7 @@ public:
 TEST(Pt2Memory, FrontendsThatReadOnlyFilesSaySo) {
   FileOnlyFrontend frontend;
   try {
-    frontend.loadBytes(bufferOf("x").storage, "model.onnx", tico::OpSchemaRegistry::builtin());
+    frontend.loadBytes(bufferOf("x").storage, "model.onnx", tico::pt2::torchOpSchemas());
     FAIL() << "no error";
   } catch (const tico::Error &e) {
     EXPECT_EQ(std::string(e.what()), "model.onnx: this frontend reads models only from files, not from memory");

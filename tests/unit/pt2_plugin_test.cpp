@@ -28,3 +28,21 @@ TEST(Pt2Plugin, RegistersThePt2Frontend) {
   EXPECT_EQ(graph->numNodes(), 1u);
   EXPECT_EQ(graph->schemas(), &registry.schemas());
 }
+
+// The PyTorch op table is the plugin's, not the core's: loading it gives a registry the
+// schemas (the same ones the unit tests link directly) and the schema-less Python operators.
+TEST(Pt2Plugin, RegistersThePyTorchOpTable) {
+  tico::PluginSet plugins;
+  tico::Registry registry;
+  EXPECT_EQ(registry.schemas().size(), 0u);
+  plugins.load(std::string(TICO_PLUGIN_DIR) + "/libtico-pt2.so", registry);
+  EXPECT_EQ(registry.schemas().size(), tico::pt2::torchOpSchemas().size());
+  EXPECT_GT(registry.schemas().size(), 2000u);
+  const tico::OpSchema *add = registry.schemas().find(tico::OpKey("aten", "add", "Tensor"));
+  ASSERT_NE(add, nullptr);
+  EXPECT_EQ(add->str(), "aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor");
+  EXPECT_TRUE(registry.knowsOp(tico::OpKey::parseOrThrow("_operator.add")));
+  EXPECT_TRUE(registry.knowsOp(tico::OpKey::parseOrThrow("torch.sym_max")));
+  EXPECT_EQ(registry.schemas().find(tico::OpKey::parseOrThrow("_operator.add")), nullptr);
+  EXPECT_NO_THROW(registry.checkOpReferences());
+}

@@ -3,6 +3,7 @@
 // access to the fixture archives exported by tests/data/pt2/make_fixtures.py, and loading.
 #pragma once
 
+#include "pt2/torch_op_table.h"
 #include "pt2/frontend.h"
 #include "pt2/zip_reader.h"
 
@@ -290,7 +291,7 @@ inline Entry *findEntry(std::vector<Entry> &entries, const std::string &suffix) 
 // ---- loading -------------------------------------------------------------------------------
 
 inline std::unique_ptr<tico::Graph> load(const std::string &path) {
-  return tico::pt2::Pt2Frontend().load(path, tico::OpSchemaRegistry::builtin());
+  return tico::pt2::Pt2Frontend().load(path, tico::pt2::torchOpSchemas());
 }
 
 // The message of the tico::Error loading `path` throws; "" (and a test failure) when it loads

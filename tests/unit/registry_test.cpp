@@ -214,10 +214,11 @@ TEST(RegistryTest, EvaluatorIsTheFirstRegistered) {
   EXPECT_EQ(registry.evaluators().size(), 2u);
 }
 
-TEST(RegistryTest, SchemasStartAsTheBuiltinOnes) {
+TEST(RegistryTest, SchemasStartEmpty) {
+  // The core bundles no op table: the PyTorch schemas come from the .pt2 frontend plugin.
   Registry registry;
-  EXPECT_EQ(registry.schemas().size(), OpSchemaRegistry::builtin().size());
-  EXPECT_NE(registry.schemas().find(OpKey("aten", "add", "Tensor")), nullptr);
+  EXPECT_EQ(registry.schemas().size(), 0u);
+  EXPECT_FALSE(registry.knowsOp(OpKey("aten", "add", "Tensor")));
 }
 
 TEST(RegistryTest, AddOpSchemaExtendsOnlyThisRegistry) {
@@ -228,7 +229,6 @@ TEST(RegistryTest, AddOpSchemaExtendsOnlyThisRegistry) {
   ASSERT_NE(schema, nullptr);
   ASSERT_EQ(schema->arguments.size(), 2u);
   EXPECT_EQ(schema->arguments[1].name, "size");
-  EXPECT_EQ(OpSchemaRegistry::builtin().find(key), nullptr);
   EXPECT_EQ(Registry().schemas().find(key), nullptr);
 }
 
@@ -243,13 +243,72 @@ TEST(RegistryTest, SchemaOfAnotherPluginCannotBeReplaced) {
   EXPECT_NO_THROW(registry.addOpSchema("acme::tile(Tensor self, int size=64) -> Tensor", kStd));
 }
 
-TEST(RegistryTest, PluginMayRedefineABuiltinSchema) {
+const std::string_view kTable[] = {
+    "aten::relu(Tensor self) -> Tensor",
+    "aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+    "aten::odd(Tensor self -> Tensor", // does not parse: left out
+};
+
+TEST(RegistryTest, TableOpWhoseSchemaDoesNotParseIsKnownWithoutSchema) {
+  Registry registry;
+  registry.addOpSchemaTable(kTable, std::size(kTable), kStd);
+  EXPECT_EQ(registry.schemas().size(), 2u);
+  EXPECT_TRUE(registry.knowsOp(OpKey("aten", "add", "Tensor")));
+  EXPECT_EQ(registry.schemas().find(OpKey("aten", "odd")), nullptr);
+  EXPECT_TRUE(registry.knowsOp(OpKey("aten", "odd")));
+  EXPECT_FALSE(registry.knowsOp(OpKey("aten", "even")));
+}
+
+TEST(RegistryTest, PluginMayRedefineATableSchema) {
   Registry registry;
   OpKey key("aten", "relu", "default");
-  ASSERT_NE(OpSchemaRegistry::builtin().find(key), nullptr);
+  registry.addOpSchemaTable(kTable, std::size(kTable), kStd);
   registry.addOpSchema("aten::relu(Tensor self, bool extra=False) -> Tensor", kAcme);
   EXPECT_EQ(registry.schemas().find(key)->arguments.size(), 2u);
-  EXPECT_EQ(OpSchemaRegistry::builtin().find(key)->arguments.size(), 1u);
+}
+
+TEST(RegistryTest, TableNeverReplacesAPluginSchemaWhicheverLoadsFirst) {
+  OpKey key("aten", "relu", "default");
+  // Plugins load in file-name order, so the table's plugin may come after the redefinition.
+  Registry table_last, staged_plugin, staged_table;
+  staged_plugin.addOpSchema("aten::relu(Tensor self, bool extra=False) -> Tensor", kAcme);
+  staged_table.addOpSchemaTable(kTable, std::size(kTable), kStd);
+  table_last.merge(staged_plugin);
+  table_last.merge(staged_table);
+  EXPECT_EQ(table_last.schemas().find(key)->arguments.size(), 2u);
+  EXPECT_NE(table_last.schemas().find(OpKey("aten", "add", "Tensor")), nullptr);
+
+  Registry table_first;
+  table_first.merge(staged_table);
+  table_first.merge(staged_plugin);
+  EXPECT_EQ(table_first.schemas().find(key)->arguments.size(), 2u);
+}
+
+TEST(RegistryTest, UnknownOpKeysAreReportedWithPluginAndHint) {
+  Registry registry;
+  registry.addOpSchemaTable(kTable, std::size(kTable), kStd);
+  registry.addSchemalessOp(OpKey("_operator", "add"), kStd);
+  registry.addLowering(loweringSpec(OpKey("aten", "relu"), 0), kStd);
+  registry.addLowering(loweringSpec(OpKey("_operator", "add"), 0), kStd);
+  EXPECT_NO_THROW(registry.checkOpReferences());
+
+  registry.addLowering(loweringSpec(OpKey("aten", "rleu"), 0), kAcme);
+  registry.addOpReference(OpKey("aten", "add", "Tensr"), "a decomposition rule", kAcme);
+  EXPECT_EQ(errorOf([&] { registry.checkOpReferences(); }),
+            "unknown op keys (no loaded plugin registers a schema for them):\n"
+            "  plugin 'acme 1.0 (/path/b.so)' names unknown op 'aten::rleu.default' in a lowering "
+            "(did you mean 'aten::relu.default'?)\n"
+            "  plugin 'acme 1.0 (/path/b.so)' names unknown op 'aten::add.Tensr' in a decomposition rule "
+            "(did you mean 'aten::add.Tensor'?)");
+}
+
+TEST(RegistryTest, UnknownOpKeysWithoutAnyTableSayWhichPluginIsMissing) {
+  Registry registry;
+  registry.addLowering(loweringSpec(OpKey("aten", "relu"), 0), kStd);
+  std::string message = errorOf([&] { registry.checkOpReferences(); });
+  EXPECT_NE(message.find("names unknown op 'aten::relu.default' in a lowering"), std::string::npos) << message;
+  EXPECT_NE(message.find("the .pt2 frontend plugin (libtico-pt2), which is not loaded"), std::string::npos)
+      << message;
 }
 
 TEST(RegistryTest, MalformedSchemaNamesTheProvider) {

@@ -1,5 +1,6 @@
 // The Graph -> CircleModel serializer: coverage report, interface, tensors and determinism.
 // Most tests use small lowerings defined here, so they test the serializer alone.
+#include "pt2/torch_op_table.h"
 #include "lowering_test_support.h"
 
 #include "tico/circle/writer.h"
@@ -139,7 +140,7 @@ TEST_F(SerializerTest, InterfaceFollowsTheSignature) {
 }
 
 TEST_F(SerializerTest, TiedConstantsShareOneTensorAndBuffer) {
-  auto g = std::make_unique<Graph>();
+  auto g = std::make_unique<Graph>(&tico::pt2::torchOpSchemas());
   auto data = test::f32Data({2}, {1.0f, 2.0f});
   // Same storage, same view, two different TensorData objects: shared weights.
   auto tied = std::make_shared<TensorData>(*data);
@@ -162,7 +163,7 @@ TEST_F(SerializerTest, TiedConstantsShareOneTensorAndBuffer) {
 }
 
 TEST_F(SerializerTest, EqualContentsWithoutSharedStorageStayDistinct) {
-  auto g = std::make_unique<Graph>();
+  auto g = std::make_unique<Graph>(&tico::pt2::torchOpSchemas());
   Value *x = g->addInput(InputKind::User, "x", DType::Float32, {2});
   Value *w1 = g->addInput(InputKind::Parameter, "w1", DType::Float32, {2}, "m.w1", test::f32Data({2}, {1, 2}));
   Value *w2 = g->addInput(InputKind::Parameter, "w2", DType::Float32, {2}, "m.w2", test::f32Data({2}, {1, 2}));
@@ -179,7 +180,7 @@ TEST_F(SerializerTest, EqualContentsWithoutSharedStorageStayDistinct) {
 }
 
 TEST_F(SerializerTest, DifferentViewsOfOneStorageAreDifferentTensors) {
-  auto g = std::make_unique<Graph>();
+  auto g = std::make_unique<Graph>(&tico::pt2::torchOpSchemas());
   auto whole = test::f32Data({4}, {1, 2, 3, 4});
   auto head = std::make_shared<TensorData>(*whole);
   head->sizes = {2};

@@ -8,7 +8,8 @@
 
 namespace tico {
 
-Graph::Graph() : schemas_(&OpSchemaRegistry::builtin()) {}
+Graph::Graph() : schemas_(&OpSchemaRegistry::empty()) {}
+Graph::Graph(const OpSchemaRegistry *schemas) : schemas_(schemas ? schemas : &OpSchemaRegistry::empty()) {}
 Graph::~Graph() = default;
 
 // ---- values --------------------------------------------------------------------------------
@@ -269,6 +270,7 @@ Node *Graph::createNode(const OpKey &op, std::vector<NamedArg> args, std::vector
   Node *raw = node.get();
   raw->graph_ = this;
   raw->op_ = op;
+  raw->op_id_ = OpId::of(op);
   raw->schema_ = schema;
   raw->args_ = std::move(final_args);
   std::string base = name_hint.empty() ? op.name : name_hint;

@@ -7,11 +7,6 @@
 #include <limits>
 #include <mutex>
 
-namespace tico::detail {
-extern const std::string_view kBuiltinSchemas[];
-extern const unsigned kBuiltinSchemaCount;
-} // namespace tico::detail
-
 namespace tico {
 namespace {
 
@@ -546,20 +541,31 @@ bool OpSchema::isView() const {
 
 // ---- OpSchemaRegistry --------------------------------------------------------------------------
 
-const OpSchemaRegistry &OpSchemaRegistry::builtin() {
-  static const OpSchemaRegistry registry = [] {
-    OpSchemaRegistry r;
-    for (unsigned i = 0; i < detail::kBuiltinSchemaCount; ++i) {
-      try {
-        r.add(OpSchema::parse(detail::kBuiltinSchemas[i]));
-      } catch (const Error &) {
-        // A schema using syntax we do not model is left out; ops that need it will be
-        // reported as having no schema.
-      }
-    }
-    return r;
-  }();
+const OpSchemaRegistry &OpSchemaRegistry::empty() {
+  static const OpSchemaRegistry registry;
   return registry;
+}
+
+std::size_t OpSchemaRegistry::addParsable(const std::string_view *texts, std::size_t count) {
+  std::size_t skipped = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    try {
+      add(OpSchema::parse(texts[i]));
+    } catch (const Error &) {
+      ++skipped;
+    }
+  }
+  return skipped;
+}
+
+void OpSchemaRegistry::add(std::shared_ptr<const OpSchema> schema) {
+  OpKey key = schema->key;
+  schemas_[std::move(key)] = std::move(schema);
+}
+
+std::shared_ptr<const OpSchema> OpSchemaRegistry::findShared(const OpKey &key) const {
+  auto it = schemas_.find(key);
+  return it == schemas_.end() ? nullptr : it->second;
 }
 
 void OpSchemaRegistry::add(OpSchema schema) {
@@ -570,6 +576,14 @@ void OpSchemaRegistry::add(OpSchema schema) {
 const OpSchema *OpSchemaRegistry::find(const OpKey &key) const {
   auto it = schemas_.find(key);
   return it == schemas_.end() ? nullptr : it->second.get();
+}
+
+std::vector<OpKey> OpSchemaRegistry::keys() const {
+  std::vector<OpKey> out;
+  out.reserve(schemas_.size());
+  for (const auto &entry : schemas_)
+    out.push_back(entry.first);
+  return out;
 }
 
 std::vector<std::string> OpSchemaRegistry::overloadsOf(const std::string &ns, const std::string &name) const {

@@ -303,6 +303,9 @@ void PluginSet::discover(Registry &registry, const std::vector<std::string> &dir
       plugins_.push_back(registerPlugin(plugin, registry));
     }
   }
+  // Only now can op keys be judged: the PyTorch schemas come from a plugin too, which may
+  // load after the plugins that name its ops.
+  registry.checkOpReferences();
 }
 
 } // namespace tico

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <set>
 
 namespace tico {
@@ -104,7 +105,7 @@ void insertLowering(std::vector<Registered<LoweringSpec>> &candidates,
 
 } // namespace
 
-Registry::Registry() : schemas_(OpSchemaRegistry::builtin()) {}
+Registry::Registry() = default;
 
 const Registered<PassSpec> *Registry::findPass(const std::string &name) const {
   auto it = passes_.find(name);
@@ -205,13 +206,100 @@ void Registry::addOpSchema(const std::string &schema_text, const Provenance &fro
       return;
     throw Error(conflict("schema of '" + schema.key.str() + "'", provider->second, from));
   }
-  if (schemas_.find(schema.key) != nullptr) {
-    TICO_DEBUG << "'" << from.str() << "' replaces the builtin schema of '" << schema.key.str()
+  if (table_schemas_.erase(schema.key) != 0) {
+    TICO_DEBUG << "'" << from.str() << "' replaces the table schema of '" << schema.key.str()
                << "'";
   }
   OpKey key = schema.key;
   schemas_.add(std::move(schema));
   schema_providers_.emplace(std::move(key), from);
+}
+
+void Registry::addOpSchemaTable(const std::string_view *texts, std::size_t count, const Provenance &from) {
+  std::size_t skipped = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    std::shared_ptr<const OpSchema> schema;
+    try {
+      schema = std::make_shared<const OpSchema>(OpSchema::parse(texts[i]));
+    } catch (const Error &) {
+      // The op exists, only its schema uses syntax the IR does not model: it stays known
+      // (naming it is no error) and its nodes keep their arguments as written.
+      ++skipped;
+      std::string_view head = texts[i].substr(0, texts[i].find('('));
+      if (std::optional<OpKey> key = OpKey::parse(head))
+        schemaless_ops_.emplace(*key, from);
+      continue;
+    }
+    if (schema_providers_.count(schema->key) != 0)
+      continue; // a plugin's own definition wins
+    // Within tables the later text wins, as PyTorch lists a few keys twice.
+    table_schemas_.insert(schema->key);
+    schemas_.add(std::move(schema));
+  }
+  if (skipped != 0)
+    TICO_DEBUG << "'" << from.str() << "': " << skipped << " of " << count
+               << " table schemas use syntax the IR does not model; those ops have no schema";
+}
+
+void Registry::addSchemalessOp(const OpKey &op, const Provenance &from) { schemaless_ops_.emplace(op, from); }
+
+void Registry::addOpReference(const OpKey &op, const std::string &what, const Provenance &from) {
+  op_references_.push_back(OpReference{op, what, from});
+}
+
+void Registry::addOpFamilyReference(const std::string &ns, const std::string &name, const std::string &what,
+                                    const Provenance &from) {
+  op_references_.push_back(OpReference{OpKey(ns, name, ""), what, from});
+}
+
+bool Registry::knowsOp(const OpKey &op) const {
+  return schemas_.find(op) != nullptr || schemaless_ops_.count(op) != 0;
+}
+
+void Registry::checkOpReferences() const {
+  std::vector<std::string> problems;
+  std::set<std::string> seen;
+  std::vector<std::string> known; // filled on the first problem: only errors pay for hints
+  auto knownFamily = [&](const OpKey &op) {
+    if (!schemas_.overloadsOf(op.ns, op.name).empty())
+      return true;
+    auto schemaless = schemaless_ops_.lower_bound(OpKey(op.ns, op.name, ""));
+    return schemaless != schemaless_ops_.end() && schemaless->first.ns == op.ns && schemaless->first.name == op.name;
+  };
+  auto check = [&](const OpKey &op, const std::string &what, const Provenance &from) {
+    bool family = op.overload.empty();
+    if (family ? knownFamily(op) : knowsOp(op))
+      return;
+    if (known.empty()) {
+      for (const OpKey &key : schemas_.keys())
+        known.push_back(key.str());
+      for (const auto &entry : schemaless_ops_)
+        known.push_back(entry.first.str());
+    }
+    std::vector<std::string> families;
+    if (family)
+      for (const auto &key : known)
+        families.push_back(key.substr(0, key.rfind('.')));
+    std::string text = family ? op.qualifiedName() : op.str();
+    std::string line = "plugin '" + from.str() + "' names unknown op '" + text + "' in " + what +
+                       didYouMean(text, family ? families : known);
+    if (seen.insert(line).second)
+      problems.push_back(std::move(line));
+  };
+  for (const auto &[op, candidates] : lowerings_)
+    for (const auto &entry : candidates)
+      check(op, "a lowering", entry.from);
+  for (const auto &reference : op_references_)
+    check(reference.op, reference.what, reference.from);
+  if (problems.empty())
+    return;
+  std::string message = "unknown op keys (no loaded plugin registers a schema for them):";
+  for (const auto &line : problems)
+    message += "\n  " + line;
+  if (schemas_.size() == 0)
+    message += "\nnote: no op schemas are registered at all; the PyTorch table comes from the "
+               ".pt2 frontend plugin (libtico-pt2), which is not loaded";
+  throw Error(message);
 }
 
 void Registry::merge(const Registry &staged) {
@@ -264,9 +352,19 @@ void Registry::merge(const Registry &staged) {
   for (const auto &entry : staged.evaluators_)
     evaluators_.push_back(entry);
   for (const auto &key : new_schemas) {
-    schemas_.add(*staged.schemas_.find(key));
+    table_schemas_.erase(key); // a plugin's definition replaces a table entry
+    schemas_.add(staged.schemas_.findShared(key));
     schema_providers_.emplace(key, staged.schema_providers_.at(key));
   }
+  for (const auto &key : staged.table_schemas_) {
+    if (schema_providers_.count(key) != 0)
+      continue; // a plugin's own definition wins
+    schemas_.add(staged.schemas_.findShared(key));
+    table_schemas_.insert(key);
+  }
+  for (const auto &entry : staged.schemaless_ops_)
+    schemaless_ops_.insert(entry);
+  op_references_.insert(op_references_.end(), staged.op_references_.begin(), staged.op_references_.end());
 }
 
 } // namespace tico

@@ -703,6 +703,13 @@ bool excludedOverload(const OpKey &key) {
 
 } // namespace
 
+std::vector<std::string> typeRuleOps() {
+  std::vector<std::string> out;
+  for (const auto &entry : rules())
+    out.push_back(entry.first);
+  return out;
+}
+
 std::optional<std::vector<TensorTypeSpec>> inferOutputTypes(const Node &node, std::string *why) {
   if (node.op().ns != "aten" || excludedOverload(node.op())) {
     if (why)

@@ -41,6 +41,10 @@ std::optional<std::vector<TensorTypeSpec>> inferOutputTypes(const Node &node, st
 // outputs, the expression). Returns false when no rule applies.
 bool applyInferredTypes(Node &node);
 
+// The ops that have a type rule, as "ns::name" (a rule covers every overload but a few). The
+// plugin declares them to the registrar, so a misspelt rule key is a load error.
+std::vector<std::string> typeRuleOps();
+
 // Normalised (non-negative) dim for `rank`; throws tico::Error when out of range.
 int64_t wrapDim(int64_t dim, int64_t rank);
 

@@ -4,22 +4,24 @@
 // precisely, rewrite through the Graph API (which keeps use lists and the signature valid),
 // clean up what became dead, and report exactly whether anything changed.
 #include <tico/ir/graph.h>
+#include <tico/ops/torch_ops.h>
 #include <tico/pass/pass.h>
 #include <tico/plugin/plugin.h>
 
 namespace {
 
-const tico::OpKey kNeg("aten", "neg", "default");
+// A typed op constant: compared by interned id, and a misspelling would not compile.
+const tico::OpRef &kNeg = tico::ops::aten::neg_default;
 
 class RemoveDoubleNegation : public tico::Pass {
 public:
   bool run(tico::Graph &graph, tico::PassContext &) override {
     bool changed = false;
     for (const auto &node : graph.nodes()) {
-      if (node->op() != kNeg)
+      if (node->opId() != kNeg)
         continue;
       tico::Node *inner = node->input(0)->producer();
-      if (inner == nullptr || inner->op() != kNeg)
+      if (inner == nullptr || inner->opId() != kNeg)
         continue;
       graph.replaceAllUsesWith(node->output(), inner->input(0));
       changed = true;

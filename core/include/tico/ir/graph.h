@@ -61,14 +61,17 @@ struct TensorTypeSpec {
 class Graph {
 public:
   Graph();
+  // A graph whose new nodes follow `schemas` (which must outlive the graph).
+  explicit Graph(const OpSchemaRegistry *schemas);
   ~Graph();
   Graph(const Graph &) = delete;
   Graph &operator=(const Graph &) = delete;
 
   std::string name = "main";
 
-  // Schemas used to fill defaults and order arguments of new nodes. Defaults to the
-  // builtin registry; tico-run points it at the registry that plugins extended.
+  // Schemas used to fill defaults and order arguments of new nodes. Defaults to an empty
+  // registry (the core bundles no op table); hosts point it at Registry::schemas(), which the
+  // .pt2 frontend plugin fills with the PyTorch table.
   const OpSchemaRegistry *schemas() const { return schemas_; }
   void setSchemas(const OpSchemaRegistry *schemas) { schemas_ = schemas; }
 

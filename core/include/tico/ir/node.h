@@ -3,6 +3,7 @@
 
 #include "tico/ir/argument.h"
 #include "tico/ir/op_key.h"
+#include "tico/ir/op_ref.h"
 #include "tico/ir/op_schema.h"
 #include "tico/ir/value.h"
 
@@ -23,6 +24,9 @@ struct NamedArg {
 class Node {
 public:
   const OpKey &op() const { return op_; }
+  // The interned identity of op(): compare it with the constants of tico/ops/torch_ops.h
+  // (`node.opId() == ops::aten::relu_default`) instead of comparing key strings.
+  OpId opId() const { return op_id_; }
   const std::string &name() const { return name_; }
   // Schema the arguments follow (null for ops without a known schema).
   const OpSchema *schema() const { return schema_; }
@@ -65,6 +69,7 @@ private:
 
   Graph *graph_ = nullptr;
   OpKey op_;
+  OpId op_id_;
   std::string name_;
   const OpSchema *schema_ = nullptr;
   std::vector<NamedArg> args_;

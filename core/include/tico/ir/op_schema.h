@@ -2,8 +2,9 @@
 //
 // The .pt2 format omits every argument left at its default, so the importer refills them
 // from these schemas; passes and lowerings then see canonical nodes whose argument list
-// matches the schema one to one. The core ships the aten/prims schemas of the PyTorch
-// release it was built against; plugins add schemas for their own ops.
+// matches the schema one to one. The core holds only the mechanism (parser, registry,
+// defaults): the aten/prims table of the PyTorch release comes from the .pt2 frontend plugin
+// (Registrar::addOpSchemaTable), and other plugins add schemas for their own ops.
 #pragma once
 
 #include "tico/ir/argument.h"
@@ -93,13 +94,22 @@ struct OpSchema {
 
 class OpSchemaRegistry {
 public:
-  // Registry preloaded with the schemas bundled into the core (aten, prims, quantized ops of
-  // the PyTorch release the core was built against).
-  static const OpSchemaRegistry &builtin();
+  // A registry that stays empty: what a Graph uses until it is given the registry of the
+  // loaded plugins (ops then keep the arguments as written).
+  static const OpSchemaRegistry &empty();
 
   void add(OpSchema schema); // replaces an existing schema with the same key
+  // Shares an already parsed schema (registries built from one table share their entries).
+  void add(std::shared_ptr<const OpSchema> schema);
+  // Parses every text and adds the ones that parse; returns how many were skipped. Used for
+  // whole tables taken from PyTorch, where a schema in syntax the IR does not model only makes
+  // that op "without schema" rather than failing the table.
+  std::size_t addParsable(const std::string_view *texts, std::size_t count);
   const OpSchema *find(const OpKey &key) const;
+  std::shared_ptr<const OpSchema> findShared(const OpKey &key) const;
   std::size_t size() const { return schemas_.size(); }
+  // Every key, in OpKey order.
+  std::vector<OpKey> keys() const;
 
   // Overload names known for ns::name (for "did you mean" hints).
   std::vector<std::string> overloadsOf(const std::string &ns, const std::string &name) const;

@@ -39,7 +39,9 @@ struct ParseOptions {
   // Accept elided<...> constants (their payload becomes zeros). Off by default so a test
   // cannot silently compare against invented data.
   bool allow_elided = false;
-  const OpSchemaRegistry *schemas = nullptr; // null: builtin
+  // The registry ops are matched against (a host passes Registry::schemas()); null: none, so
+  // every op keeps the arguments as written.
+  const OpSchemaRegistry *schemas = nullptr;
 };
 
 // Parses one graph. Errors are tico::LocatedError with file:line:column.

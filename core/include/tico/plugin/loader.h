@@ -34,7 +34,9 @@ public:
   // install prefix's lib/tico/plugins, then every entry of TICO_PLUGIN_PATH (':'-separated).
   static std::vector<std::string> searchPath();
   // Loads every libtico-*.so in the search path. A plugin name found again in a later
-  // directory is skipped with a debug message (earlier directories take precedence).
+  // directory is skipped with a debug message (earlier directories take precedence). Ends
+  // with Registry::checkOpReferences(): a plugin naming an unknown op key is an error. After
+  // load()ing more plugins, call registry.checkOpReferences() again.
   void discover(Registry &registry);
   // The same over an explicit list of directories, searched in the order given (missing
   // directories are skipped).

@@ -14,7 +14,9 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tico {
@@ -57,8 +59,11 @@ public:
   std::vector<std::string> circlePassNames() const;
   std::vector<std::string> quantizerNames() const;
 
-  // Builtin schemas plus those plugins added.
+  // The schemas plugins registered: the .pt2 frontend's PyTorch table plus plugins' own ops.
+  // Empty until a plugin registers some (the core bundles no op table).
   const OpSchemaRegistry &schemas() const { return schemas_; }
+  // True when `op` is known: it has a schema, or a plugin declared it schema-less.
+  bool knowsOp(const OpKey &op) const;
 
   // Registration (plugins go through Registrar, which fills the provenance). Each throws
   // tico::Error on a duplicate name, naming both providers.
@@ -70,6 +75,28 @@ public:
   void addLowering(LoweringSpec spec, const Provenance &from);
   void addEvaluator(EvaluatorSpec spec, const Provenance &from);
   void addOpSchema(const std::string &schema_text, const Provenance &from);
+  // A whole table of schemas (the PyTorch table of the .pt2 frontend plugin). Its entries are
+  // a base layer: a plugin may redefine one with addOpSchema, and the table never replaces a
+  // schema a plugin defined, whichever of the two loads first. Texts that do not parse (syntax
+  // the IR does not model) leave their op known but without a schema.
+  void addOpSchemaTable(const std::string_view *texts, std::size_t count, const Provenance &from);
+  // Declares an op that exists without a schema (torch.export's Python operators such as
+  // `_operator::add` on symbolic ints), so naming it is not an unknown-op error.
+  void addSchemalessOp(const OpKey &op, const Provenance &from);
+  // Records that a plugin names `op` in a table of its own (`what`: "decomposition rule",
+  // "type rule", "pattern", ...). Lowerings are recorded by addLowering.
+  void addOpReference(const OpKey &op, const std::string &what, const Provenance &from);
+  // The same for a table keyed by "ns::name" for every overload (type rules): some overload
+  // must be known.
+  void addOpFamilyReference(const std::string &ns, const std::string &name, const std::string &what,
+                            const Provenance &from);
+
+  // Checks that every op a plugin names (lowerings, addOpReference) is known (knowsOp).
+  // Throws tico::Error listing each unknown key with the plugin that names it and a "did you
+  // mean" hint. Hosts call it once all plugins are loaded: the PyTorch schemas come from a
+  // plugin, so a key cannot be judged while plugins are still loading (PluginSet::discover
+  // calls it at its end).
+  void checkOpReferences() const;
 
   // Adds every entry of `staged` (a registry one plugin registered into) to this one. Checks
   // all entries first: on any conflict it throws tico::Error listing every conflict, one per
@@ -84,7 +111,17 @@ private:
   std::map<OpKey, std::vector<Registered<LoweringSpec>>> lowerings_;
   std::vector<Registered<EvaluatorSpec>> evaluators_;
   OpSchemaRegistry schemas_;
+  // Who defined each schema outside a table; table schemas have no entry here.
   std::map<OpKey, Provenance> schema_providers_;
+  // Keys this registry's tables provided (merge adds them under plugins' own definitions).
+  std::set<OpKey> table_schemas_;
+  std::map<OpKey, Provenance> schemaless_ops_;
+  struct OpReference {
+    OpKey op; // overload empty: any overload of op.ns::op.name
+    std::string what;
+    Provenance from;
+  };
+  std::vector<OpReference> op_references_;
 };
 
 // The view of the registry a plugin gets while it registers. It stamps every entry with the
@@ -101,6 +138,16 @@ public:
   void addLowering(LoweringSpec spec) { registry_.addLowering(std::move(spec), from_); }
   void addEvaluator(EvaluatorSpec spec) { registry_.addEvaluator(std::move(spec), from_); }
   void addOpSchema(const std::string &schema_text) { registry_.addOpSchema(schema_text, from_); }
+  void addOpSchemaTable(const std::string_view *texts, std::size_t count) {
+    registry_.addOpSchemaTable(texts, count, from_);
+  }
+  void addSchemalessOp(const OpKey &op) { registry_.addSchemalessOp(op, from_); }
+  // Declares an op key the plugin uses outside a lowering (see Registry::addOpReference), so a
+  // misspelt key is a load error instead of a rule that never fires.
+  void addOpReference(const OpKey &op, const std::string &what) { registry_.addOpReference(op, what, from_); }
+  void addOpFamilyReference(const std::string &ns, const std::string &name, const std::string &what) {
+    registry_.addOpFamilyReference(ns, name, what, from_);
+  }
 
   const Provenance &provenance() const { return from_; }
   // Set by the plugin entry trampoline when registration throws.
