@@ -26,7 +26,7 @@ int run(int argc, char **argv) {
   add("extract", "cut out the part of a subgraph between tensors or an operator range as a new model",
       addExtract);
   add("optimize", "run Circle passes from plugins (--passes a,b,c or the -O1 preset)", addOptimize);
-  add("run", "execute a model with the built-in interpreter on .npy inputs", addRun);
+  add("run", "execute a model on .npy inputs (--runtime NAME; default: the built-in interpreter)", addRun);
 
   try {
     app.parse(argc, argv);

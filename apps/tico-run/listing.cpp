@@ -32,6 +32,8 @@ void listPlugins(const PluginSet &plugins, const Registry &registry) {
       ++counts[e.from.plugin]["lowerings"];
   for (const auto &e : registry.evaluators())
     ++counts[e.from.plugin]["evaluators"];
+  for (const auto &[n, e] : registry.runtimes())
+    ++counts[e.from.plugin]["runtimes"];
   if (plugins.plugins().empty()) {
     std::cout << "no plugins loaded (search path:";
     for (const auto &d : PluginSet::searchPath())

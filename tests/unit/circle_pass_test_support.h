@@ -1,5 +1,5 @@
-// Shared helpers of the Circle-pass tests: the circle-passes plugin loaded the way tico-run
-// loads it, one-pass (and one-stage) runs that verify the model afterwards, structural queries
+// Shared helpers of the Circle-pass tests: the circle-passes plugin (and the builtin runtime
+// fold-constants evaluates with) loaded the way tico-run loads them, one-pass (and one-stage) runs that verify the model afterwards, structural queries
 // (which operators are left), and the before/after check: the model is run on the built-in
 // interpreter with deterministic inputs before and after the rewrite and the outputs must agree
 // within 1e-6 (relative to magnitude), i.e. a rewrite may change float rounding only.
@@ -33,6 +33,8 @@ inline const Registry &circlePassRegistry() {
   static CirclePassPlugins *loaded = [] {
     auto *p = new CirclePassPlugins();
     p->plugins.load(std::string(TICO_PLUGIN_DIR) + "/libtico-circle-passes.so", p->registry);
+    // fold-constants evaluates with the runtime `builtin`.
+    p->plugins.load(std::string(TICO_PLUGIN_DIR) + "/libtico-builtin-runtime.so", p->registry);
     return p;
   }();
   return loaded->registry;

@@ -127,6 +127,22 @@ const Registered<FrontendSpec> *Registry::findFrontend(const std::string &name) 
   return it == frontends_.end() ? nullptr : &it->second;
 }
 
+const Registered<RuntimeSpec> *Registry::findRuntime(const std::string &name) const {
+  auto it = runtimes_.find(name);
+  return it == runtimes_.end() ? nullptr : &it->second;
+}
+
+const Registered<RuntimeSpec> &Registry::requireRuntime(const std::string &name) const {
+  if (const auto *found = findRuntime(name))
+    return *found;
+  std::string known;
+  for (const auto &[runtime, entry] : runtimes_)
+    known += (known.empty() ? "" : ", ") + runtime;
+  throw Error("unknown runtime '" + name + "'" + didYouMean(name, runtimeNames()) + "; " +
+              (known.empty() ? std::string("no runtime plugin is loaded (the bundled one is builtin-runtime)")
+                             : "loaded runtimes: " + known));
+}
+
 std::vector<const Registered<LoweringSpec> *> Registry::findLowerings(const OpKey &op) const {
   std::vector<const Registered<LoweringSpec> *> out;
   auto it = lowerings_.find(op);
@@ -144,6 +160,7 @@ const Registered<EvaluatorSpec> *Registry::evaluator() const {
 std::vector<std::string> Registry::passNames() const { return keysOf(passes_); }
 std::vector<std::string> Registry::circlePassNames() const { return keysOf(circle_passes_); }
 std::vector<std::string> Registry::quantizerNames() const { return keysOf(quantizers_); }
+std::vector<std::string> Registry::runtimeNames() const { return keysOf(runtimes_); }
 
 void Registry::addPass(PassSpec spec, const Provenance &from) {
   checkNamed("pass", spec.name, static_cast<bool>(spec.create), from);
@@ -169,6 +186,13 @@ void Registry::addQuantizer(QuantizerSpec spec, const Provenance &from) {
 void Registry::addFrontend(FrontendSpec spec, const Provenance &from) {
   checkNamed("frontend", spec.name, static_cast<bool>(spec.create), from);
   addNamed(frontends_, "frontend", std::move(spec), from);
+}
+
+void Registry::addRuntime(RuntimeSpec spec, const Provenance &from) {
+  checkNamed("runtime", spec.name, static_cast<bool>(spec.create), from);
+  checkManifestName("runtime", spec.name, from); // fold-constants names it in manifests
+  checkOptionSpecs("runtime '" + spec.name + "'", spec.options, from);
+  addNamed(runtimes_, "runtime", std::move(spec), from);
 }
 
 void Registry::addLowering(LoweringSpec spec, const Provenance &from) {
@@ -308,6 +332,7 @@ void Registry::merge(const Registry &staged) {
   collectNamedConflicts(circle_passes_, staged.circle_passes_, "Circle pass", conflicts);
   collectNamedConflicts(quantizers_, staged.quantizers_, "quantizer", conflicts);
   collectNamedConflicts(frontends_, staged.frontends_, "frontend", conflicts);
+  collectNamedConflicts(runtimes_, staged.runtimes_, "runtime", conflicts);
   for (const auto &[op, candidates] : staged.lowerings_) {
     auto existing = lowerings_.find(op);
     if (existing == lowerings_.end())
@@ -346,6 +371,8 @@ void Registry::merge(const Registry &staged) {
     quantizers_.emplace(name, entry);
   for (const auto &[name, entry] : staged.frontends_)
     frontends_.emplace(name, entry);
+  for (const auto &[name, entry] : staged.runtimes_)
+    runtimes_.emplace(name, entry);
   for (const auto &[op, candidates] : staged.lowerings_)
     for (const auto &entry : candidates)
       insertLowering(lowerings_[op], entry);

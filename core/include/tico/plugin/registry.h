@@ -1,7 +1,8 @@
 // The registry of everything plugins provide, with provenance on every entry.
 //
-// Lowerings and Circle passes appear here only through their registration records; include
-// tico/lowering/lowering.h or tico/circle/circle_pass.h to implement one.
+// Lowerings, Circle passes and runtimes appear here only through their registration records;
+// include tico/lowering/lowering.h, tico/circle/circle_pass.h or tico/runtime/runtime.h to
+// implement (or use) one.
 #pragma once
 
 #include "tico/circle/circle_pass_spec.h"
@@ -11,6 +12,7 @@
 #include "tico/lowering/lowering_spec.h"
 #include "tico/pass/pass.h"
 #include "tico/quant/quantizer.h"
+#include "tico/runtime/runtime_spec.h"
 
 #include <map>
 #include <memory>
@@ -43,6 +45,10 @@ public:
   const Registered<CirclePassSpec> *findCirclePass(const std::string &name) const;
   const Registered<QuantizerSpec> *findQuantizer(const std::string &name) const;
   const Registered<FrontendSpec> *findFrontend(const std::string &name) const;
+  const Registered<RuntimeSpec> *findRuntime(const std::string &name) const;
+  // The runtime `name`; throws tico::Error listing the registered runtimes (with a "did you
+  // mean" hint) when there is none, so every tool that selects a runtime says the same.
+  const Registered<RuntimeSpec> &requireRuntime(const std::string &name) const;
   // Lowerings registered for `op`, highest priority first.
   std::vector<const Registered<LoweringSpec> *> findLowerings(const OpKey &op) const;
   // The first evaluator registered (null when no evaluator plugin is loaded).
@@ -52,12 +58,14 @@ public:
   const std::map<std::string, Registered<CirclePassSpec>> &circlePasses() const { return circle_passes_; }
   const std::map<std::string, Registered<QuantizerSpec>> &quantizers() const { return quantizers_; }
   const std::map<std::string, Registered<FrontendSpec>> &frontends() const { return frontends_; }
+  const std::map<std::string, Registered<RuntimeSpec>> &runtimes() const { return runtimes_; }
   const std::map<OpKey, std::vector<Registered<LoweringSpec>>> &lowerings() const { return lowerings_; }
   const std::vector<Registered<EvaluatorSpec>> &evaluators() const { return evaluators_; }
 
   std::vector<std::string> passNames() const;
   std::vector<std::string> circlePassNames() const;
   std::vector<std::string> quantizerNames() const;
+  std::vector<std::string> runtimeNames() const;
 
   // The schemas plugins registered: the .pt2 frontend's PyTorch table plus plugins' own ops.
   // Empty until a plugin registers some (the core bundles no op table).
@@ -71,6 +79,7 @@ public:
   void addCirclePass(CirclePassSpec spec, const Provenance &from);
   void addQuantizer(QuantizerSpec spec, const Provenance &from);
   void addFrontend(FrontendSpec spec, const Provenance &from);
+  void addRuntime(RuntimeSpec spec, const Provenance &from);
   // Two lowerings of the same key with the same priority are a conflict.
   void addLowering(LoweringSpec spec, const Provenance &from);
   void addEvaluator(EvaluatorSpec spec, const Provenance &from);
@@ -108,6 +117,7 @@ private:
   std::map<std::string, Registered<CirclePassSpec>> circle_passes_;
   std::map<std::string, Registered<QuantizerSpec>> quantizers_;
   std::map<std::string, Registered<FrontendSpec>> frontends_;
+  std::map<std::string, Registered<RuntimeSpec>> runtimes_;
   std::map<OpKey, std::vector<Registered<LoweringSpec>>> lowerings_;
   std::vector<Registered<EvaluatorSpec>> evaluators_;
   OpSchemaRegistry schemas_;
@@ -135,6 +145,7 @@ public:
   void addCirclePass(CirclePassSpec spec) { registry_.addCirclePass(std::move(spec), from_); }
   void addQuantizer(QuantizerSpec spec) { registry_.addQuantizer(std::move(spec), from_); }
   void addFrontend(FrontendSpec spec) { registry_.addFrontend(std::move(spec), from_); }
+  void addRuntime(RuntimeSpec spec) { registry_.addRuntime(std::move(spec), from_); }
   void addLowering(LoweringSpec spec) { registry_.addLowering(std::move(spec), from_); }
   void addEvaluator(EvaluatorSpec spec) { registry_.addEvaluator(std::move(spec), from_); }
   void addOpSchema(const std::string &schema_text) { registry_.addOpSchema(schema_text, from_); }

@@ -4,10 +4,14 @@
 // ATTENTION and INSTANCE_NORM included), models with several subgraphs (IF, WHILE), and
 // dynamic dimensions (shape_signature -1, bound from the actual input sizes), for float32,
 // int32, int64 and bool tensors (and the other dtypes where a kernel supports them).
+//
+// Tools reach it through the runtime ABI (tico/runtime/runtime.h) as the runtime `builtin`
+// (plugins/builtin-runtime); the Python package and tests link this library directly.
 #pragma once
 
 #include "tico/circle/model.h"
 #include "tico/ir/tensor_data.h"
+#include "tico/runtime/runtime.h" // CircleTensorInfo
 
 #include <cstdint>
 #include <memory>
@@ -15,13 +19,6 @@
 #include <vector>
 
 namespace tico {
-
-// Signature of one subgraph input or output, as the model declares it (-1 = dynamic).
-struct CircleTensorInfo {
-  std::string name;
-  DType dtype = DType::Unknown;
-  std::vector<int64_t> shape; // shape_signature when present, else shape
-};
 
 class CircleInterpreter {
 public:
