@@ -15,6 +15,14 @@ build="${TICO_BUILD_DIR:-$repo/build}"
 cd "$build"
 ctest --output-on-failure -j "${TICO_TEST_JOBS:-2}" "$@"
 
+# The sanitizer build (docs/testing.md): every target under AddressSanitizer + UBSan in a
+# second tree, then the unit, lit and circle-tools suites and a sample of about 100 e2e cases
+# (conversions run on the interpreter, the LibTorch evaluator on the model tests, the error
+# paths). CI always runs it; TICO_SKIP_SANITIZE=1 skips it for local runs.
+if [[ "${TICO_SKIP_SANITIZE:-0}" != 1 ]]; then
+  "$repo/packaging/test-sanitize.sh"
+fi
+
 # The Python package as users install it (`pip install .`). pip is handed the CMake tree built
 # above (same build type and options), so it compiles nothing again and only assembles the
 # wheel; the package tests then run against the installed copy, not the build tree.

@@ -6,6 +6,7 @@
 // padded with spaces and a newline so the data that follows starts aligned.
 #include "tico/io/npy.h"
 
+#include "tico/support/checked.h"
 #include "tico/support/error.h"
 #include "tico/support/file.h"
 
@@ -324,17 +325,17 @@ std::shared_ptr<const TensorData> readNpy(const std::string &path) {
                 "(numpy.ascontiguousarray)");
   const DType dtype = parseDescr(*descr, path);
 
-  std::size_t numel = 1;
-  for (int64_t d : shape->items) {
-    if (d != 0 && numel > std::numeric_limits<std::size_t>::max() / 16 / static_cast<std::size_t>(d))
-      throw Error("'" + path + "': shape too large");
-    numel *= static_cast<std::size_t>(d);
-  }
-  const std::size_t nbytes = numel * elementSize(dtype);
+  const auto nbytes = static_cast<std::size_t>(checkedByteSize(shape->items, elementSize(dtype), "'" + path + "'"));
   const std::size_t data_offset = header_start + header_len;
   if (size - data_offset < nbytes)
     throw Error("'" + path + "': truncated .npy data (" + std::to_string(nbytes) + " bytes expected, " +
                 std::to_string(size - data_offset) + " present)");
+  // NumPy writes nothing after the data; extra bytes mean a damaged file or a wrong header
+  // (e.g. a shape that was edited), and reading only a prefix would hide that.
+  if (size - data_offset > nbytes)
+    throw Error("'" + path + "': " + std::to_string(size - data_offset - nbytes) +
+                " unexpected bytes after the .npy data (the header's shape and dtype need " + std::to_string(nbytes) +
+                " bytes, the file holds " + std::to_string(size - data_offset) + " after its header)");
 
   auto data = std::make_shared<TensorData>();
   data->dtype = dtype;

@@ -2,6 +2,7 @@
 
 #include "verify_detail.h"
 
+#include "tico/support/clipped.h"
 #include "tico/support/error.h"
 
 namespace tico {
@@ -99,7 +100,7 @@ namespace circle_verify {
 std::string tensorLabel(const CircleSubGraph &subgraph, int64_t index) {
   std::string label = "tensor " + std::to_string(index);
   if (index >= 0 && static_cast<uint64_t>(index) < subgraph.tensors.size() && !subgraph.tensors[index].name.empty())
-    label += " '" + subgraph.tensors[index].name + "'";
+    label += " '" + clipped(subgraph.tensors[index].name) + "'";
   return label;
 }
 

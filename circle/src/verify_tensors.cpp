@@ -3,6 +3,7 @@
 #include "verify_detail.h"
 
 #include "tico/circle/query.h"
+#include "tico/support/checked.h"
 
 #include <algorithm>
 #include <map>
@@ -10,17 +11,11 @@
 namespace tico::circle_verify {
 namespace {
 
-// Element count of a static shape, or -1 when a dimension is negative or the count overflows.
-int64_t elementCount(const std::vector<int32_t> &shape) {
-  int64_t count = 1;
-  for (int32_t d : shape) {
-    if (d < 0)
-      return -1;
-    if (d != 0 && count > INT64_MAX / 16 / d)
-      return -1;
-    count *= d;
-  }
-  return count;
+// Element count of a static shape, or -1 when a dimension is negative or the byte size at the
+// widest element type (16 bytes) overflows.
+int64_t staticElementCount(const std::vector<int32_t> &shape) {
+  const auto bytes = byteSize(shape, 16);
+  return bytes ? *bytes / 16 : -1;
 }
 
 std::string shapeText(const std::vector<int32_t> &shape) {
@@ -43,7 +38,7 @@ void checkShape(Findings &f, std::size_t s, std::size_t t) {
   // every tensor: an activation that large makes a runtime's byte count wrap as surely as a
   // constant (the payload check below can only skip what it cannot count).
   if (std::none_of(tensor.shape.begin(), tensor.shape.end(), [](int32_t d) { return d < 0; }) &&
-      elementCount(tensor.shape) < 0)
+      staticElementCount(tensor.shape) < 0)
     f.error("TENSOR_TOO_LARGE", path + ".shape",
             label + " has shape " + shapeText(tensor.shape) +
                 ": its element count overflows the 64-bit byte sizes readers and runtimes compute");
@@ -87,7 +82,7 @@ void checkPayloadSize(Findings &f, std::size_t s, std::size_t t) {
   for (int32_t d : tensor.shape_signature)
     if (d < 0)
       return; // a dynamic constant has no predictable size
-  const int64_t count = elementCount(tensor.shape);
+  const int64_t count = staticElementCount(tensor.shape);
   if (element == 0 || count < 0)
     return;
   const uint64_t expected = static_cast<uint64_t>(count) * element;

@@ -65,8 +65,44 @@ TEST(Pt2Zip, TruncatedAtSeveralPoints) {
                        zip.directory_offset + 10, zip.zip64_end_offset, zip.end_offset, zip.bytes.size() - 1}) {
     SCOPED_TRACE(cut);
     EXPECT_CONTAINS(loadError("cut.pt2", zip.bytes.substr(0, cut)),
-                "truncated file: it starts like a zip archive but has no end-of-central-directory record");
+                    "truncated file (" + std::to_string(cut) +
+                        " bytes): it starts like a zip archive but has no end-of-central-directory record");
   }
+}
+
+// torch.save writes zip files, and .pt2 archives store some (sample inputs, pickled objects):
+// a truncated archive then still ends with such an inner zip's end records, whose offsets
+// point anywhere in the outer file. The reader used to follow them ("bad ZIP64
+// end-of-central-directory record signature at offset ...").
+TEST(Pt2Zip, TruncatedWithAZipInsideAnEntry) {
+  auto entries = minimalEntries();
+  entries.push_back({"m/data/sample_inputs/inputs.pt", buildZip({{"inner/data.pkl", std::string(50, 'p')}}).bytes});
+  entries.push_back({"m/data/weights/weight_0", std::string(300, '\x07')});
+  BuiltZip zip = buildZip(entries);
+  for (uint64_t cut : {zip.directory_offset, zip.end_offset, zip.bytes.size() - 1}) {
+    SCOPED_TRACE(cut);
+    const std::string message = loadError("cut.pt2", zip.bytes.substr(0, cut));
+    EXPECT_CONTAINS(message, "truncated file (" + std::to_string(cut) + " bytes): it starts like a zip archive but "
+                             "does not end with an end-of-central-directory record");
+    EXPECT_CONTAINS(message, "it belongs to a zip stored inside an entry");
+  }
+}
+
+// The same on a real archive: every cut that keeps the inner zip of its sample inputs but loses
+// the archive's own end records.
+TEST(Pt2Zip, TruncatedRealArchiveSaysTruncated) {
+  PT2_REQUIRE_FIXTURES();
+  const std::string bytes = readFile(fixture("linear"));
+  for (std::size_t cut : {bytes.size() - 1, bytes.size() - 22, bytes.size() - 100, bytes.size() / 2}) {
+    SCOPED_TRACE(cut);
+    EXPECT_CONTAINS(loadError("cut.pt2", bytes.substr(0, cut)), "truncated file (" + std::to_string(cut) + " bytes)");
+  }
+}
+
+TEST(Pt2Zip, TrailingBytesAfterTheEndRecord) {
+  BuiltZip zip = buildZip(minimalEntries());
+  const std::string message = loadError("trailing.pt2", zip.bytes + "junk");
+  EXPECT_CONTAINS(message, "is followed by 4 bytes that are not its comment");
 }
 
 TEST(Pt2Zip, DirectoryOutsideTheFile) {

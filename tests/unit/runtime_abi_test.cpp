@@ -5,7 +5,7 @@
 #include "cli_test_support.h"
 
 #include "tico/circle/writer.h"
-#include "tico/eval/npy.h"
+#include "tico/io/npy.h"
 #include "tico/runtime/runtime.h"
 
 namespace tico::test {

@@ -2,6 +2,7 @@
 
 #include "half.h"
 
+#include "tico/support/checked.h"
 #include "tico/support/error.h"
 
 #include <cstdlib>
@@ -9,12 +10,7 @@
 
 namespace tico::interp {
 
-int64_t numElements(const Shape &shape) {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
-}
+int64_t numElements(const Shape &shape) { return checkedElementCount(shape, "interpreter tensor"); }
 
 std::string shapeString(const Shape &shape) {
   std::string out = "[";
@@ -61,7 +57,7 @@ Tensor allocate(DType dtype, Shape shape) {
   for (int64_t d : t.shape)
     if (d < 0)
       throw Error("negative dimension in shape " + shapeString(t.shape));
-  const std::size_t bytes = t.nbytes();
+  const auto bytes = static_cast<std::size_t>(checkedByteSize(t.shape, elementSize(dtype), "interpreter tensor"));
   if (bytes > 0) {
     std::shared_ptr<std::byte> buffer(new (std::align_val_t{64}) std::byte[bytes], AlignedDelete{});
     t.data = buffer.get();

@@ -1,10 +1,12 @@
 #include "tico/ir/tensor_data.h"
 
+#include "tico/support/checked.h"
 #include "tico/support/error.h"
 #include "tico/support/file.h"
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -170,12 +172,7 @@ void widenToFloat32(DType from, const std::byte *in, float *out, std::size_t cou
 
 // ---- TensorData ------------------------------------------------------------------------------
 
-int64_t TensorData::numel() const {
-  int64_t n = 1;
-  for (auto s : sizes)
-    n *= s;
-  return n;
-}
+int64_t TensorData::numel() const { return checkedElementCount(sizes, "tensor data"); }
 
 std::vector<int64_t> TensorData::contiguousStrides(const std::vector<int64_t> &sizes) {
   std::vector<int64_t> strides(sizes.size(), 1);
@@ -209,19 +206,39 @@ void TensorData::checkBounds() const {
   std::size_t esize = elementSize(dtype);
   if (esize == 0)
     throw Error("tensor view has an unknown element type");
-  int64_t lo = storage_offset, hi = storage_offset;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     if (sizes[i] < 0)
       throw Error("tensor view has a negative size");
     if (sizes[i] == 0)
       return; // empty views touch nothing
-    int64_t reach = (sizes[i] - 1) * strides[i];
-    if (reach < 0)
-      lo += reach;
-    else
-      hi += reach;
+  }
+  // The numbers may come from a file: every step is checked, since a wrapped sum could land
+  // back inside the storage.
+  auto overflow = [&] {
+    return Error("tensor view (offset " + std::to_string(storage_offset) + ", sizes " +
+                 detail::shapeListText(sizes) + ", strides " + detail::shapeListText(strides) +
+                 ") reaches further than int64 can count");
+  };
+  int64_t lo = storage_offset, hi = storage_offset;
+  std::optional<std::size_t> negative_dim;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    auto reach = checkedMul(sizes[i] - 1, strides[i]);
+    if (!reach)
+      throw overflow();
+    auto &end = *reach < 0 ? lo : hi;
+    auto moved = checkedAdd(end, *reach);
+    if (!moved)
+      throw overflow();
+    end = *moved;
+    if (*reach < 0 && !negative_dim)
+      negative_dim = i;
   }
   int64_t available = storage ? static_cast<int64_t>(storage->size() / esize) : 0;
+  if (storage_offset >= 0 && lo < 0 && negative_dim)
+    throw Error("tensor view has a negative stride (" + std::to_string(strides[*negative_dim]) + " in dimension " +
+                std::to_string(*negative_dim) + " of sizes " + detail::shapeListText(sizes) +
+                ") that reaches before the start of its storage (offset " + std::to_string(storage_offset) +
+                ", first element " + std::to_string(lo) + ")");
   if (storage_offset < 0 || lo < 0 || hi >= available)
     throw Error("tensor view (offset " + std::to_string(storage_offset) + ", last element " +
                 std::to_string(hi) + ") reaches outside its storage of " + std::to_string(available) +

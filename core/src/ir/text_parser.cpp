@@ -2,9 +2,13 @@
 #include "text_common.h"
 #include "tico/ir/sym_expr.h"
 #include "tico/ir/text.h"
+#include "tico/support/checked.h"
+#include "tico/support/clipped.h"
 #include "tico/support/error.h"
 
+#include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -208,7 +212,19 @@ private:
     std::string t = numberText(is_float);
     if (is_float)
       failAt(at, "expected an integer, got '" + t + "'");
-    return std::stoll(t);
+    return int64At(t, at);
+  }
+  // An integer literal as int64; one out of range is a located error (std::stoll would throw
+  // std::out_of_range, which is not a tico::Error; found by the text-ir fuzzer).
+  int64_t int64At(const std::string &text, std::size_t at) {
+    int64_t value = 0;
+    const char *begin = text.data() + (text.starts_with('+') ? 1 : 0);
+    const auto [end, error] = std::from_chars(begin, text.data() + text.size(), value);
+    if (error == std::errc::result_out_of_range)
+      failAt(at, "integer " + clipped(text) + " does not fit in 64 bits");
+    if (error != std::errc() || end != text.data() + text.size())
+      failAt(at, "bad integer '" + clipped(text) + "'");
+    return value;
   }
 
   // ---- types ----------------------------------------------------------------------------------
@@ -225,7 +241,7 @@ private:
     for (std::size_t i = 0; i < t.size(); ++i)
       numeric &= std::isdigit(static_cast<unsigned char>(t[i])) || (i == 0 && t[i] == '-');
     if (numeric)
-      return Dim(std::stoll(t));
+      return Dim(int64At(t, at));
     try {
       SymExpr e = SymExpr::parse(t);
       auto hint = e.evaluate(hints_);
@@ -349,10 +365,13 @@ private:
     if (!isStatic(spec.shape))
       failAt(at, "constants need a static shape");
     std::vector<int64_t> sizes = hintSizes(spec.shape);
-    int64_t numel = 1;
-    for (auto s : sizes)
-      numel *= s;
-    std::size_t nbytes = static_cast<std::size_t>(numel) * elementSize(spec.dtype);
+    const auto byte_size = byteSize(sizes, elementSize(spec.dtype));
+    if (!byte_size)
+      failAt(at, "constant of shape " + detail::shapeListText(sizes) +
+                     (std::any_of(sizes.begin(), sizes.end(), [](int64_t d) { return d < 0; })
+                          ? " has a negative dimension"
+                          : " is too large (its byte size overflows int64)"));
+    const auto nbytes = static_cast<std::size_t>(*byte_size);
     std::vector<std::byte> bytes;
     if (tryWord("dense")) {
       expect('<');
@@ -450,7 +469,7 @@ private:
     std::string t = numberText(is_float);
     if (is_float)
       return {Argument::real(std::strtod(t.c_str(), nullptr))};
-    return {Argument::integer(std::stoll(t))};
+    return {Argument::integer(int64At(t, at))};
   }
 
   Literal list(std::size_t at, bool optional_list) {

@@ -3,6 +3,7 @@
 #include "tico/pipeline/manifest.h"
 
 #include "pipeline/manifest_syntax.h"
+#include "pipeline/yaml_quotes.h"
 #include "tico/support/file.h"
 
 #include <yaml-cpp/yaml.h>
@@ -89,7 +90,9 @@ private:
                  const std::string &context) const {
     std::set<std::string> seen;
     for (auto it = map.begin(); it != map.end(); ++it) {
-      const YAML::Node &key = it->first;
+      // A copy: yaml-cpp's map iterator returns its pair through a temporary proxy, so a
+      // reference to it->first dangles once the statement ends (found by the manifest fuzzer).
+      const YAML::Node key = it->first;
       if (!key.IsScalar())
         error(key, "keys in " + context + " must be plain names");
       const std::string &name = key.Scalar();
@@ -123,7 +126,7 @@ private:
       error(config, "'config' must be a map of compile configuration fields");
     checkKeys(config, CompileConfig::fieldNames(), "config");
     for (auto it = config.begin(); it != config.end(); ++it) {
-      const std::string &field = it->first.Scalar();
+      const std::string field = it->first.Scalar();
       if (it->second.IsNull())
         throw LocatedError(location(it->first), "config field '" + field + "' has no value");
       out.set(field, boolean(it->second, field));
@@ -214,7 +217,9 @@ private:
       error(options, "'options' of pass '" + invocation.name + "' must be a map");
     std::set<std::string> seen;
     for (auto it = options.begin(); it != options.end(); ++it) {
-      const YAML::Node &key = it->first;
+      // A copy: yaml-cpp's map iterator returns its pair through a temporary proxy, so a
+      // reference to it->first dangles once the statement ends (found by the manifest fuzzer).
+      const YAML::Node key = it->first;
       if (!key.IsScalar() || !manifest::isIdentifier(key.Scalar()))
         error(key, "invalid option name in pass '" + invocation.name + "'");
       const std::string &name = key.Scalar();
@@ -264,6 +269,7 @@ Manifest Manifest::parse(const std::string &text, const std::string &file_name) 
     }
     throw LocatedError(where, "invalid YAML: " + e.msg);
   }
+  manifest::checkQuotesClosed(root, text, file_name);
   return ManifestReader(file_name).read(root);
 }
 

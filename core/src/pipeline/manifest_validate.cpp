@@ -4,6 +4,7 @@
 
 #include "pipeline/manifest_syntax.h"
 #include "tico/plugin/registry.h"
+#include "tico/support/clipped.h"
 
 namespace tico {
 
@@ -67,19 +68,19 @@ void checkInvocation(const Registry &registry, const std::vector<KindView> &view
     for (const auto &view : views) {
       if (&view == own || view.options(registry, pass.name) == nullptr)
         continue;
-      problems.push_back({pass.where, "'" + pass.name + "' is " + view.article_noun +
-                                          "; it cannot run in stage '" + stage.name + "' (" +
+      problems.push_back({pass.where, "'" + clipped(pass.name) + "' is " + view.article_noun +
+                                          "; it cannot run in stage '" + clipped(stage.name) + "' (" +
                                           stageLevel(stage.kind) + "); use a stage with 'kind: " +
                                           manifest::kindText(view.kind) + "'"});
       return;
     }
-    problems.push_back({pass.where, std::string("unknown ") + own->noun + " '" + pass.name +
-                                        "' in stage '" + stage.name + "'" +
+    problems.push_back({pass.where, std::string("unknown ") + own->noun + " '" + clipped(pass.name) +
+                                        "' in stage '" + clipped(stage.name) + "'" +
                                         didYouMean(pass.name, own->names)});
     return;
   }
   // One option at a time, so each problem points at its own option.
-  std::string owner = std::string(own->noun) + " '" + pass.name + "'";
+  std::string owner = std::string(own->noun) + " '" + clipped(pass.name) + "'";
   for (const auto &[key, value] : pass.options) {
     try {
       Options::resolve(owner, *specs, {{key, value}});

@@ -2,6 +2,7 @@
 
 #include <elf.h>
 
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <vector>
@@ -35,13 +36,19 @@ constexpr unsigned char kNativeData = ELFDATA2MSB;
 // Reads byte ranges of a file, refusing any range that does not lie inside it.
 class BoundedFile {
 public:
-  explicit BoundedFile(const std::string &path) : in_(path, std::ios::binary) {
+  explicit BoundedFile(const std::string &path) {
+    // ifstream does not keep the reason a file could not be opened; errno right after open()
+    // is it (the stream opens the file with open(2)).
+    errno = 0;
+    in_.open(path, std::ios::binary);
+    open_error_ = errno != 0 ? errno : EIO;
     if (in_) {
       in_.seekg(0, std::ios::end);
       size_ = static_cast<uint64_t>(in_.tellg());
     }
   }
   bool opened() const { return static_cast<bool>(in_); }
+  int openError() const { return open_error_; }
   uint64_t size() const { return size_; }
 
   bool contains(uint64_t offset, uint64_t length) const {
@@ -65,6 +72,7 @@ public:
 private:
   std::ifstream in_;
   uint64_t size_ = 0;
+  int open_error_ = 0;
 };
 
 // A NUL-terminated name at `offset` inside a string table, or null when it runs off the end.
@@ -83,7 +91,7 @@ ElfProbe probeElfSymbol(const std::string &path, const std::string &section,
                         const std::string &symbol) {
   BoundedFile file(path);
   if (!file.opened())
-    return make(ElfProbeResult::Unreadable, "cannot open the file");
+    return make(ElfProbeResult::Unreadable, "cannot open the file: " + std::string(std::strerror(file.openError())));
 
   unsigned char ident[EI_NIDENT] = {};
   if (!file.read(0, ident, sizeof(ident)) || std::memcmp(ident, ELFMAG, SELFMAG) != 0)

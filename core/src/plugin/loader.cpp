@@ -206,7 +206,11 @@ std::string fileTypeOf(const std::string &path) {
 std::string canonicalFile(const std::string &path) {
   std::error_code ec;
   fs::file_status status = fs::status(path, ec);
-  if (ec || !fs::exists(status))
+  // status() reports a missing file as not_found without an error; any error code (a symlink
+  // loop, a permission problem on a directory) is the reason worth showing.
+  if (ec && status.type() != fs::file_type::not_found)
+    fail(path, ec.message());
+  if (!fs::exists(status))
     throw Error("cannot load plugin '" + path + "': file does not exist");
   if (fs::is_directory(status))
     throw Error("cannot load plugin '" + path + "': it is a directory");

@@ -2,6 +2,8 @@
 // SHAPE, RANK.
 #include "kernels/registrations.h"
 
+#include "tico/support/checked.h"
+
 #include <algorithm>
 
 namespace tico::interp {
@@ -31,7 +33,9 @@ Shape reshapeTarget(KernelContext &ctx, const Tensor &input) {
       unknown = static_cast<int64_t>(i);
     } else {
       check(target[i] >= 0, "shape " + shapeString(target) + " has a negative size");
-      known *= target[i];
+      auto product = checkedMul(known, target[i]);
+      check(product.has_value(), "shape " + shapeString(target) + " has an element count that overflows int64");
+      known = *product;
     }
   }
   const int64_t total = input.numel();

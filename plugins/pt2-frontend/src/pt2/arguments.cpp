@@ -1,5 +1,6 @@
 #include "pt2/arguments.h"
 
+#include "tico/support/clipped.h"
 #include "tico/support/error.h"
 
 #include <array>
@@ -28,7 +29,7 @@ constexpr std::array<Unsupported, 8> kUnsupported = {{
 Value *ArgumentReader::value(const std::string &name, const std::string &context) const {
   auto it = values_.find(name);
   if (it == values_.end())
-    throw Error(context + ": refers to '" + name + "', which is not defined before this point");
+    throw Error(context + ": refers to '" + clipped(name) + "', which is not defined before this point");
   return it->second;
 }
 

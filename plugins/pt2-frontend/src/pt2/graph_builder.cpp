@@ -1,5 +1,8 @@
 #include "pt2/graph_builder.h"
 
+#include "pt2/consistency.h"
+
+#include "tico/support/clipped.h"
 #include "tico/support/error.h"
 #include "tico/support/log.h"
 
@@ -8,7 +11,7 @@
 namespace tico::pt2 {
 namespace {
 
-std::string quote(const std::string &s) { return "'" + s + "'"; }
+std::string quote(const std::string &s) { return "'" + clipped(s) + "'"; }
 
 } // namespace
 
@@ -18,9 +21,11 @@ GraphBuilder::GraphBuilder(const Archive &archive, const Json &program, const Op
 std::unique_ptr<Graph> GraphBuilder::build() {
   asObject(program_, "exported program");
   checkSchemaVersion();
+  checkOpsetVersions(program_);
   const Json &module = asObject(field(program_, "graph_module", "exported program"), "graph_module");
   graph_json_ = &asObject(field(module, "graph", "graph_module"), "graph_module.graph");
   const Json &signature = asObject(field(module, "signature", "graph_module"), "graph_module.signature");
+  checkSignatureMatchesGraph(*graph_json_, signature);
 
   graph_ = std::make_unique<Graph>();
   graph_->setSchemas(&schemas_);
@@ -102,7 +107,7 @@ void GraphBuilder::readNode(const Json &node, std::size_t index) {
   const std::string &target = asString(field(node, "target", context), context + " target");
   std::optional<OpKey> op = OpKey::parse(target);
   if (!op)
-    throw Error(context + ": target '" + target + "' is not an operator name");
+    throw Error(context + ": target '" + clipped(target) + "' is not an operator name");
 
   std::vector<NamedArg> args;
   for (const Json &input : asArray(field(node, "inputs", context), context + " inputs")) {

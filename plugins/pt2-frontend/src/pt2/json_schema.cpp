@@ -9,7 +9,10 @@
 
 namespace tico::pt2 {
 
-Json parseJson(std::string_view text, const std::string &what) {
+Json parseJson(std::string_view text, const std::string &what, std::size_t max_bytes) {
+  if (text.size() > max_bytes)
+    throw Error(what + " holds " + std::to_string(text.size()) + " bytes of JSON; the limit is " +
+                std::to_string(max_bytes >> 20) + " MiB (" + std::to_string(max_bytes) + " bytes)");
   try {
     return Json::parse(text.begin(), text.end());
   } catch (const Json::exception &e) {

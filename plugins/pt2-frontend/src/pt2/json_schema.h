@@ -19,8 +19,15 @@ namespace tico::pt2 {
 
 using Json = nlohmann::json;
 
+// Largest JSON entry parsed (the program, tensor configs). The DOM costs several times the
+// text, so an unbounded entry could exhaust memory before anything is checked. The largest
+// program of the models suite (MobileViT, decomposed: 674 nodes) has 2.3 MiB of JSON, about
+// 3.5 KiB per node: the limit leaves room for some 300,000 nodes.
+constexpr std::size_t kMaxJsonBytes = std::size_t{1} << 30;
+
 // Parses JSON text that lives in the mapped archive. `what` names the entry in messages.
-Json parseJson(std::string_view text, const std::string &what);
+// Refuses text longer than `max_bytes`.
+Json parseJson(std::string_view text, const std::string &what, std::size_t max_bytes = kMaxJsonBytes);
 
 // Member `key` of object `obj`; throws "<context>: missing field 'key'" when absent or null.
 const Json &field(const Json &obj, std::string_view key, const std::string &context);

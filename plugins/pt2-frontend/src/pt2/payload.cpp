@@ -1,5 +1,6 @@
 #include "pt2/payload.h"
 
+#include "tico/support/checked.h"
 #include "tico/support/error.h"
 #include "tico/support/log.h"
 
@@ -17,11 +18,14 @@ bool viewExtentFits(const TensorData &t) {
   for (std::size_t i = 0; i < t.sizes.size(); ++i) {
     if (t.sizes[i] == 0)
       return true;
-    int64_t reach = 0;
-    int64_t stride = t.strides[i] < 0 ? -t.strides[i] : t.strides[i];
-    if (t.strides[i] == std::numeric_limits<int64_t>::min() ||
-        __builtin_mul_overflow(t.sizes[i] - 1, stride, &reach) || __builtin_add_overflow(extent, reach, &extent))
+    if (t.strides[i] == std::numeric_limits<int64_t>::min())
       return false;
+    const int64_t stride = t.strides[i] < 0 ? -t.strides[i] : t.strides[i];
+    auto reach = checkedMul(t.sizes[i] - 1, stride);
+    auto end = reach ? checkedAdd(extent, *reach) : std::nullopt;
+    if (!end)
+      return false;
+    extent = *end;
   }
   return true;
 }
@@ -100,19 +104,19 @@ std::shared_ptr<const TensorData> PayloadStore::tensor(const std::string &fqn, c
   for (int64_t s : t.sizes)
     if (s < 0)
       throw Error(context + ": negative size " + std::to_string(s));
+  // PyTorch has no negative strides (flip copies), so an archive that holds one is damaged.
+  for (std::size_t i = 0; i < t.strides.size(); ++i)
+    if (t.strides[i] < 0)
+      throw Error(context + ": negative stride " + std::to_string(t.strides[i]) + " in dimension " +
+                  std::to_string(i) + " (PyTorch tensors never have negative strides)");
 
   auto storage_ptr = storage(path_name, context);
   const std::size_t esize = elementSize(t.dtype);
   if (storage_ptr->size() == 0) {
     // Fake and empty tensors are saved as 0-byte files; torch.export.load makes zeros.
-    int64_t numel = 1;
-    for (int64_t s : t.sizes) {
-      if (s != 0 && numel > std::numeric_limits<int64_t>::max() / s / static_cast<int64_t>(esize))
-        throw Error(context + ": tensor of sizes too large to materialise");
-      numel *= s;
-    }
+    const int64_t nbytes = checkedByteSize(t.sizes, esize, context);
     auto zeros = std::make_shared<TensorData>(
-        TensorData::fromBytes(t.dtype, t.sizes, std::vector<std::byte>(static_cast<std::size_t>(numel) * esize)));
+        TensorData::fromBytes(t.dtype, t.sizes, std::vector<std::byte>(static_cast<std::size_t>(nbytes))));
     tensors_.emplace(fqn, zeros);
     return zeros;
   }

@@ -2,12 +2,13 @@
 // and what the outputs mean (user outputs, mutations).
 #include "pt2/graph_builder.h"
 
+#include "tico/support/clipped.h"
 #include "tico/support/error.h"
 
 namespace tico::pt2 {
 namespace {
 
-std::string quote(const std::string &s) { return "'" + s + "'"; }
+std::string quote(const std::string &s) { return "'" + clipped(s) + "'"; }
 
 // A TensorArgument {"name": ...} as used by the signature's parameter/buffer/... specs.
 const std::string &tensorArgName(const Json &spec, const std::string &context) {

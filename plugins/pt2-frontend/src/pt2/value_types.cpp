@@ -1,6 +1,7 @@
 #include "pt2/value_types.h"
 
 #include "tico/ir/sym_expr.h"
+#include "tico/support/clipped.h"
 #include "tico/support/error.h"
 
 #include <algorithm>
@@ -85,8 +86,8 @@ Shape ValueTypes::shape(const Json &sizes, const std::string &context) const {
 
 TensorTypeSpec ValueTypes::tensor(const std::string &name, const std::string &context) const {
   if (!isTensor(name))
-    throw Error(context + ": tensor '" + name + "' has no entry in graph.tensor_values");
-  const std::string where = context + ": tensor '" + name + "'";
+    throw Error(context + ": tensor '" + clipped(name) + "' has no entry in graph.tensor_values");
+  const std::string where = context + ": tensor '" + clipped(name) + "'";
   const Json &meta = asObject(tensors_->at(name), where);
   TensorTypeSpec spec;
   spec.kind = ValueKind::Tensor;

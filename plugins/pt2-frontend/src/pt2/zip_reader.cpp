@@ -1,5 +1,6 @@
 #include "pt2/zip_reader.h"
 
+#include "tico/support/clipped.h"
 #include "tico/support/error.h"
 
 #include <algorithm>
@@ -34,7 +35,8 @@ uint32_t u32(const std::byte *p) { return u16(p) | static_cast<uint32_t>(u16(p +
 uint64_t u64(const std::byte *p) { return u32(p) | static_cast<uint64_t>(u32(p + 4)) << 32; }
 
 // Names can hold any byte; quote them so control characters stay visible in messages.
-std::string quoted(std::string_view name) {
+std::string quoted(std::string_view full_name) {
+  const std::string name = clipped(full_name);
   std::string out = "'";
   for (char c : name) {
     auto u = static_cast<unsigned char>(c);
@@ -82,19 +84,35 @@ ZipReader::Directory ZipReader::findDirectory() const {
 
   // The end record sits at the very end, followed only by its comment (at most 64 KiB).
   // Scan backwards so the last record wins, as in every zip reader.
-  std::optional<uint64_t> end_at;
+  // The record must end exactly at the end of the file (its comment included). A record
+  // followed by other bytes is not this archive's: a truncated .pt2 still holds the end records
+  // of the zip files stored inside it (torch.save archives), whose offsets mean nothing here.
+  std::optional<uint64_t> end_at, embedded_end_at;
   if (size >= kEndSize) {
     const uint64_t lowest = size - kEndSize > kMaxCommentSize ? size - kEndSize - kMaxCommentSize : 0;
     for (uint64_t pos = size - kEndSize + 1; pos-- > lowest;) {
-      if (u32(data + pos) == kEndSig && pos + kEndSize + u16(data + pos + 20) <= size) {
+      if (u32(data + pos) != kEndSig)
+        continue;
+      const uint64_t record_end = pos + kEndSize + u16(data + pos + 20);
+      if (record_end == size) {
         end_at = pos;
         break;
       }
+      if (!embedded_end_at && record_end < size)
+        embedded_end_at = pos;
     }
   }
   if (!end_at) {
+    const std::string sized = " (" + std::to_string(size) + " bytes)";
+    if (looks_like_zip && embedded_end_at)
+      fail("truncated file" + sized + ": it starts like a zip archive but does not end with an "
+           "end-of-central-directory record (the last one, at offset " + std::to_string(*embedded_end_at) +
+           ", is followed by " + std::to_string(size - *embedded_end_at - kEndSize) +
+           " bytes that are not its comment: it belongs to a zip stored inside an entry); the archive's end "
+           "records, which give its size, are missing");
     if (looks_like_zip)
-      fail("truncated file: it starts like a zip archive but has no end-of-central-directory record");
+      fail("truncated file" + sized + ": it starts like a zip archive but has no end-of-central-directory record "
+           "(the archive's end records, which give its size, are missing)");
     fail("not a zip archive (no end-of-central-directory record)");
   }
   const std::byte *end = data + *end_at;
@@ -175,6 +193,8 @@ void ZipReader::readDirectory(const Directory &dir) {
   const uint64_t dir_end = dir.offset + dir.size;
   std::unordered_set<std::string> seen;
   entries_.reserve(static_cast<std::size_t>(dir.count));
+  std::vector<Span> spans;
+  spans.reserve(static_cast<std::size_t>(dir.count));
 
   uint64_t pos = dir.offset;
   for (uint64_t i = 0; i < dir.count; ++i) {
@@ -251,9 +271,25 @@ void ZipReader::readDirectory(const Directory &dir) {
       fail("entry " + quoted(name) + " (offset " + std::to_string(rec.local_header) +
            ") overlaps the central directory");
 
+    spans.push_back({rec.local_header, offset + rec.size, name});
     if (name.back() != '/') // directory entries carry no data
       entries_.push_back({std::move(name), offset, rec.size});
     pos += kCentralHeaderSize + name_len + extra_len + comment_len;
+  }
+  checkDisjoint(spans);
+}
+
+void ZipReader::checkDisjoint(std::vector<Span> &spans) const {
+  // Entries are views into one mapping; two whose bytes overlap would alias each other's data
+  // (a crafted archive can make one tensor's payload another entry's JSON). Each entry's span
+  // runs from its local header to the end of its data.
+  std::sort(spans.begin(), spans.end(), [](const Span &a, const Span &b) { return a.begin < b.begin; });
+  for (std::size_t i = 1; i < spans.size(); ++i) {
+    const Span &first = spans[i - 1], &second = spans[i];
+    if (second.begin < first.end)
+      fail("entries " + quoted(first.name) + " (bytes " + std::to_string(first.begin) + " to " +
+           std::to_string(first.end) + ") and " + quoted(second.name) + " (bytes " + std::to_string(second.begin) +
+           " to " + std::to_string(second.end) + ") overlap");
   }
 }
 

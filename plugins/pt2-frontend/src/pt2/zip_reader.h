@@ -26,7 +26,8 @@ struct ZipEntry {
 class ZipReader {
 public:
   // Reads the central directory of `image`. Throws tico::Error on anything malformed or
-  // unsupported (compressed or encrypted entries, unsafe names, duplicates, ...).
+  // unsupported (compressed or encrypted entries, unsafe names, duplicates, entries whose
+  // bytes overlap, ...).
   explicit ZipReader(ArchiveImage image);
   explicit ZipReader(std::shared_ptr<const MappedFile> file) : ZipReader(ArchiveImage::mapped(std::move(file))) {}
 
@@ -47,8 +48,15 @@ private:
     uint64_t size = 0;
     uint64_t count = 0;
   };
+  // The bytes an entry occupies: its local header through the end of its data.
+  struct Span {
+    uint64_t begin = 0;
+    uint64_t end = 0;
+    std::string name;
+  };
   Directory findDirectory() const;
   void readDirectory(const Directory &dir);
+  void checkDisjoint(std::vector<Span> &spans) const;
   uint64_t dataOffset(const std::string &name, uint64_t local_header) const;
   [[noreturn]] void fail(const std::string &problem) const;
 

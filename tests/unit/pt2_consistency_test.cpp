@@ -1,0 +1,139 @@
+// Consistency checks of the .pt2 frontend: parts of an exported program that state the same
+// facts twice must agree, zip entries must not share bytes, the aten operator set must be the
+// one PyTorch 2.13 writes, and JSON entries have a size limit. Each case edits a real archive.
+#include "pt2_test_support.h"
+
+#include "pt2/json_schema.h"
+
+using namespace pt2test;
+
+namespace {
+
+Json &graphOf(Json &program) { return program["graph_module"]["graph"]; }
+Json &signatureOf(Json &program) { return program["graph_module"]["signature"]; }
+
+template <typename Edit> std::string editedLinear(Edit edit) {
+  return editedFixture("linear", "models/model.json", edit);
+}
+
+// Index of the user input in the linear fixture's input specs (parameters come first).
+std::size_t userInputIndex(Json &program) {
+  Json &specs = signatureOf(program)["input_specs"];
+  for (std::size_t i = 0; i < specs.size(); ++i)
+    if (specs[i].contains("user_input"))
+      return i;
+  throw std::runtime_error("no user input");
+}
+
+} // namespace
+
+// The case: the input's sizes rewritten to [1]*9 (a rank-9 tensor) while the graph's
+// strides still describe its [2, 4] layout.
+TEST(Pt2Consistency, InputSizesThatDisagreeWithTheGraph) {
+  PT2_REQUIRE_FIXTURES();
+  std::size_t index = 0;
+  const std::string path = editedLinear([&](Json &p) {
+    index = userInputIndex(p);
+    graphOf(p)["tensor_values"]["x"]["sizes"] = Json::array();
+    for (int i = 0; i < 9; ++i)
+      graphOf(p)["tensor_values"]["x"]["sizes"].push_back({{"as_int", 1}});
+  });
+  EXPECT_EQ(loadError(path), path + ": input " + std::to_string(index) +
+                                 " 'x': graph.tensor_values gives sizes [1, 1, 1, 1, 1, 1, 1, 1, 1] (rank 9) but "
+                                 "strides [4, 1] (rank 2); one of them was changed after export");
+}
+
+TEST(Pt2Consistency, OutputTensorMetadataToo) {
+  PT2_REQUIRE_FIXTURES();
+  const std::string path = editedLinear([](Json &p) { graphOf(p)["tensor_values"]["linear"]["strides"] = {{{"as_int", 1}}}; });
+  EXPECT_EQ(loadError(path), path + ": output 0 'linear': graph.tensor_values gives sizes [2, 3] (rank 2) but "
+                                    "strides [1] (rank 1); one of them was changed after export");
+}
+
+TEST(Pt2Consistency, GraphInputsMustMatchTheSignature) {
+  PT2_REQUIRE_FIXTURES();
+  std::size_t index = 0;
+  std::string path = editedLinear([&](Json &p) {
+    index = userInputIndex(p);
+    graphOf(p)["inputs"][index]["as_tensor"]["name"] = "y";
+  });
+  EXPECT_EQ(loadError(path), path + ": input " + std::to_string(index) + ": signature.input_specs[" +
+                                 std::to_string(index) + "] names 'x' but graph.inputs[" + std::to_string(index) +
+                                 "] is 'y'");
+  path = editedLinear([](Json &p) { graphOf(p)["inputs"].erase(0); });
+  EXPECT_EQ(loadError(path), path + ": graph.inputs has 2 inputs but signature.input_specs describes 3");
+}
+
+TEST(Pt2Consistency, GraphOutputsMustMatchTheSignature) {
+  PT2_REQUIRE_FIXTURES();
+  std::string path = editedLinear([](Json &p) { graphOf(p)["outputs"].push_back(graphOf(p)["outputs"][0]); });
+  EXPECT_EQ(loadError(path), path + ": graph.outputs has 2 outputs but signature.output_specs describes 1");
+  path = editedLinear([](Json &p) { signatureOf(p)["output_specs"][0]["user_output"]["arg"]["as_tensor"]["name"] = "x"; });
+  EXPECT_EQ(loadError(path), path + ": output 0: signature.output_specs[0] names 'x' but graph.outputs[0] is 'linear'");
+}
+
+TEST(Pt2Consistency, OpsetPolicy) {
+  PT2_REQUIRE_FIXTURES();
+  std::string path = editedLinear([](Json &p) { p["opset_version"]["aten"] = 999; });
+  EXPECT_EQ(loadError(path), path + ": the program uses aten operator set 999; this tico reads aten operator set 10 "
+                                    "(written by PyTorch 2.13), whose operators may differ (re-export the model "
+                                    "with PyTorch 2.13)");
+  path = editedLinear([](Json &p) { p["opset_version"]["aten"] = 9; });
+  EXPECT_CONTAINS(loadError(path), "the program uses aten operator set 9;");
+  path = editedLinear([](Json &p) { p["opset_version"]["mylib"] = -1; });
+  EXPECT_EQ(loadError(path), path + ": opset_version 'mylib' is -1, not a version number");
+  path = editedLinear([](Json &p) { p["opset_version"]["aten"] = "ten"; });
+  EXPECT_CONTAINS(loadError(path), "opset_version 'aten'");
+  // Other operator sets (custom op libraries) are read; so is a program without the field.
+  EXPECT_NO_THROW(load(editedLinear([](Json &p) { p["opset_version"]["mylib"] = 3; })));
+  EXPECT_NO_THROW(load(editedLinear([](Json &p) { p.erase("opset_version"); })));
+}
+
+TEST(Pt2Consistency, OverlappingEntriesAreRefused) {
+  auto entries = minimalEntries();
+  entries.push_back({"m/data/weights/weight_0", std::string(128, '\x07')});
+  const std::size_t format = 1;
+  ASSERT_EQ(entries[format].name, "m/archive_format");
+  // archive_format's central record claims 300 bytes: its data now runs over the local header
+  // and data of archive_version, which follows it.
+  BuiltZip zip = buildZip(entries);
+  put32(zip.bytes, zip.central_headers[format] + 20, 300); // compressed size
+  put32(zip.bytes, zip.central_headers[format] + 24, 300); // size
+  const std::string path = writeScratch("overlap.pt2", zip.bytes);
+  const std::string message = loadError(path);
+  EXPECT_STARTS_WITH(message, path + ": entries 'm/archive_format' (bytes " + std::to_string(zip.local_headers[format]) +
+                                  " to ");
+  EXPECT_CONTAINS(message, ") and 'm/archive_version' (bytes " + std::to_string(zip.local_headers[format + 1]) + " to ");
+  EXPECT_CONTAINS(message, ") overlap");
+}
+
+TEST(Pt2Consistency, JsonSizeLimit) {
+  EXPECT_NO_THROW(tico::pt2::parseJson("[1, 2, 3]", "x.json", 9));
+  try {
+    tico::pt2::parseJson("[1, 2, 3]", "models/model.json", 8);
+    ADD_FAILURE() << "no error";
+  } catch (const tico::Error &e) {
+    EXPECT_STREQ(e.what(), "models/model.json holds 9 bytes of JSON; the limit is 0 MiB (8 bytes)");
+  }
+  EXPECT_EQ(tico::pt2::kMaxJsonBytes, std::size_t{1} << 30);
+}
+
+TEST(Pt2Consistency, LongNamesAreClippedInMessages) {
+  PT2_REQUIRE_FIXTURES();
+  const std::string target(1 << 20, 't');
+  const std::string path = editedLinear([&](Json &p) { graphOf(p)["nodes"][0]["target"] = target; });
+  const std::string message = loadError(path);
+  EXPECT_CONTAINS(message, "target '" + std::string(200, 't') + "... (1048576 bytes)' is not an operator name");
+  EXPECT_LT(message.size(), 1000u);
+}
+
+TEST(Pt2Consistency, NegativeStridesInSavedTensorsAreRefused) {
+  PT2_REQUIRE_FIXTURES();
+  const std::string path = editedFixture("linear", "model_weights_config.json", [](Json &c) {
+    for (auto &[fqn, meta] : c["config"].items())
+      if (fqn == "fc.weight")
+        meta["tensor_meta"]["strides"][1] = {{"as_int", -1}};
+  });
+  EXPECT_CONTAINS(loadError(path), "parameter 'fc.weight' (data/weights/model_weights_config.json): negative stride -1 "
+                                   "in dimension 1 (PyTorch tensors never have negative strides)");
+}
