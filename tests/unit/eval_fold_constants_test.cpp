@@ -1,5 +1,4 @@
 // fold-constants (aten-eval plugin) on small graphs.
-#include "tico/pipeline/compile_config.h"
 #include "eval_test_support.h"
 #include "tico/plugin/loader.h"
 #include "tico/support/error.h"
@@ -25,7 +24,7 @@ protected:
     const Registered<PassSpec> *spec = atenEval()->registry.findPass("fold-constants");
     EXPECT_NE(spec, nullptr);
     auto pass = spec->spec.create(Options::resolve("fold-constants", spec->spec.options, options));
-    PassContext context(atenEval()->registry, config);
+    PassContext context(atenEval()->registry);
     bool changed = pass->run(g, context);
     g.verify();
     return changed;
@@ -38,7 +37,6 @@ protected:
     return n;
   }
 
-  CompileConfig config;
   Graph g;
 };
 
