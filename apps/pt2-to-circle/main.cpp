@@ -72,9 +72,9 @@ int run(int argc, char **argv) {
   tico::checkOutputTarget(output, {input, config_path, pipeline}, force);
   tico::Manifest manifest = tico::Manifest::load(pipeline);
   if (!config_path.empty() && tico::compat::applyCompatConfig(config_path, manifest.config).circle_optimize) {
-    // The Circle O1 stages packaged next to the default pipeline run on the lowered model.
-    const tico::Manifest o1 = tico::Manifest::load((fs::path(pipeline).parent_path() / "circle-o1.yaml").string());
-    manifest.stages.insert(manifest.stages.end(), o1.stages.begin(), o1.stages.end());
+    // The Circle O1 stages packaged next to the default pipeline run on the lowered model,
+    // after the pipeline's own Circle stages.
+    manifest.append(tico::Manifest::load((fs::path(pipeline).parent_path() / "circle-o1.yaml").string()));
   }
 
   tico::PluginSet plugins;

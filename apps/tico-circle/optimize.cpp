@@ -1,7 +1,7 @@
 // tico-circle optimize: Circle-to-Circle passes from plugins, as an ad-hoc list or the O1 preset.
 //
 // Plugins are found the way tico-run finds them (next to the binary, the install prefix,
-// TICO_PLUGIN_PATH, plus --plugin); passes run through the pipeline driver's runCircleStage, so
+// TICO_PLUGIN_PATH, plus --plugin); passes run through the pipeline driver's runStage, so
 // a pass behaves the same here and in a conversion pipeline.
 #include "tool.h"
 
@@ -30,43 +30,16 @@ struct OptimizeRequest {
   std::vector<std::string> plugins, enable;
 };
 
-// "a,b{k=v,w=x},c" -> entries, keeping commas inside braces (pass options).
-std::vector<std::string> splitPassList(const std::string &text) {
-  std::vector<std::string> out;
-  std::string current;
-  int depth = 0;
-  for (char c : text) {
-    depth += c == '{' ? 1 : c == '}' ? -1 : 0;
-    if (c == ',' && depth == 0) {
-      out.push_back(current);
-      current.clear();
-    } else if (c != ' ' || depth > 0) {
-      current += c;
-    }
-  }
-  out.push_back(current);
-  std::erase(out, std::string());
-  return out;
-}
-
 Manifest adhocManifest(const OptimizeRequest &request) {
-  static const std::map<std::string, std::string> strategies = {
-      {"once", "once"}, {"until-no-change", "until_no_change"}, {"restart", "restart"}};
+  static const std::map<std::string, PassStrategy> strategies = {
+      {"once", PassStrategy::Once}, {"until-no-change", PassStrategy::UntilNoChange}, {"restart", PassStrategy::Restart}};
   const auto strategy = strategies.find(request.strategy);
   if (strategy == strategies.end())
     throw Error("--strategy must be once, until-no-change or restart, not '" + request.strategy + "'");
-  const auto passes = splitPassList(request.passes);
-  if (passes.empty())
-    throw Error("--passes names no pass");
-  std::string yaml = "schema: tico.pipeline/v1\nstages:\n  - name: passes\n    kind: circle\n    strategy: " +
-                     strategy->second + "\n    passes:\n";
-  for (const auto &p : passes) {
-    std::string quoted; // single-quoted YAML scalar: only the quote itself is doubled
-    for (char c : p)
-      quoted += c == '\'' ? std::string("''") : std::string(1, c);
-    yaml += "      - '" + quoted + "'\n";
-  }
-  return Manifest::parse(yaml, "--passes");
+  Manifest manifest;
+  manifest.path = "--passes";
+  manifest.addStage(Stage::fromPassList("passes", StageKind::Circle, request.passes, "--passes", strategy->second));
+  return manifest;
 }
 
 // The O1 preset with the optional passes the user switched on and the folding profile chosen.
@@ -143,8 +116,10 @@ int optimize(const OptimizeRequest &request) {
     registry.checkOpReferences(); // the extra plugins' op keys
 
   const Manifest manifest = request.o1() ? presetManifest(request) : adhocManifest(request);
+  // The preset's lower stage marks where its stages run in a conversion; a Circle file is
+  // lowered already, so only the Circle stages apply here.
   for (const auto &stage : manifest.stages)
-    if (stage.kind != StageKind::Circle)
+    if (stage.kind != StageKind::Circle && stage.kind != StageKind::Lower)
       throw Error("stage '" + stage.name + "' of '" + manifest.path + "' is not a Circle stage (kind: circle)");
   manifest.validate(registry);
 
@@ -152,8 +127,10 @@ int optimize(const OptimizeRequest &request) {
   for (const auto &sg : model.subgraphs)
     ops_before += sg.operators.size();
   for (const auto &stage : manifest.stages) {
+    if (stage.kind != StageKind::Circle)
+      continue;
     const auto start = std::chrono::steady_clock::now();
-    const bool changed = runCircleStage(registry, manifest.config, stage, model);
+    const bool changed = runStage(registry, stage, model);
     const auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     std::cerr << "tico-circle optimize: stage '" << stage.name << "' " << (changed ? "changed the model" : "made no change")
               << " (" << ms << " ms)\n";

@@ -37,28 +37,6 @@ std::string defaultPipeline() {
   return {};
 }
 
-std::vector<std::string> splitList(const std::string &text) {
-  std::vector<std::string> out;
-  std::string current;
-  int depth = 0;
-  for (char c : text) {
-    if (c == '{')
-      ++depth;
-    else if (c == '}')
-      --depth;
-    if (c == ',' && depth == 0) {
-      if (!current.empty())
-        out.push_back(current);
-      current.clear();
-    } else {
-      current += c;
-    }
-  }
-  if (!current.empty())
-    out.push_back(current);
-  return out;
-}
-
 // Writes text atomically, like Circle files: never a partial file.
 void writeText(const std::string &path, const std::string &text) {
   tico::writeFileSafely(path, "textual IR file", [&](int fd) {
@@ -158,19 +136,16 @@ int run(int argc, char **argv) {
 
   tico::Manifest manifest;
   if (!passes_text.empty()) {
-    // An ad-hoc single stage; a manifest given alongside still supplies the compile config.
+    // An ad-hoc single stage; a manifest given alongside still supplies the compile config,
+    // verify_each and the options of its lower stage (its other stages are replaced).
+    tico::Manifest given;
     if (!pipeline_path.empty())
-      manifest = tico::Manifest::load(pipeline_path);
-    std::string yaml = "schema: tico.pipeline/v1\nstages:\n  - name: passes\n    passes:\n";
-    for (const auto &p : splitList(passes_text)) {
-      // Single-quoted YAML scalar: only the quote itself needs escaping (doubled).
-      std::string quoted;
-      for (char c : p)
-        quoted += c == '\'' ? std::string("''") : std::string(1, c);
-      yaml += "      - '" + quoted + "'\n";
-    }
-    tico::Manifest adhoc = tico::Manifest::parse(yaml, "--passes");
-    manifest.stages = adhoc.stages;
+      given = tico::Manifest::load(pipeline_path);
+    manifest.config = given.config;
+    manifest.verify_each = given.verify_each;
+    manifest.addStage(tico::Stage::fromPassList("passes", tico::StageKind::Passes, passes_text, "--passes"));
+    if (const tico::Stage *lower = given.lowerStage())
+      manifest.addStage(*lower);
   } else {
     if (pipeline_path.empty())
       pipeline_path = defaultPipeline();

@@ -1,5 +1,5 @@
-// convert-expand-to-slice-cat (ConvertExpandToSliceCat), enabled by the compile configuration's
-// convert_expand_to_slice_cat: the KV-cache head repetition of grouped-query attention,
+// convert-expand-to-slice-cat (ConvertExpandToSliceCat), off unless its option `enabled` is set
+// (config alias convert_expand_to_slice_cat): the KV-cache head repetition of grouped-query attention,
 //     x[B,H,S,D] -reshape-> [B,H,1,S,D] -expand-> [B,H,n,S,D] -reshape-> [B,H*n,S,D]
 // becomes slices and concatenations along the head dim,
 //     cat([cat([x[:, h:h+1]] * n, 1) for h in 0..H), 1)   (shape [B,H*n,S,D])
@@ -10,15 +10,15 @@
 #include "passes.h"
 #include "reshape_match.h"
 
-#include "tico/pipeline/compile_config.h"
-
 namespace tico::passes {
 namespace {
 
 class ConvertExpandToSliceCatPass final : public Pass {
 public:
-  bool run(Graph &graph, PassContext &context) override {
-    if (!context.config().convert_expand_to_slice_cat)
+  explicit ConvertExpandToSliceCatPass(bool enabled) : enabled_(enabled) {}
+
+  bool run(Graph &graph, PassContext &) override {
+    if (!enabled_)
       return false;
     bool changed = false;
     for (Node *expand : snapshot(graph)) {
@@ -55,15 +55,24 @@ public:
     }
     return changed;
   }
+
+private:
+  bool enabled_;
 };
 
 } // namespace
 
 void registerConvertExpandToSliceCat(Registrar &r) {
-  r.addPass(simplePass<ConvertExpandToSliceCatPass>(
-      "convert-expand-to-slice-cat",
-      "Rewrite the GQA key/value head repetition (reshape+expand+reshape) as slices and cats "
-      "(config convert_expand_to_slice_cat)"));
+  PassSpec spec;
+  spec.name = "convert-expand-to-slice-cat";
+  spec.summary = "Rewrite the GQA key/value head repetition (reshape+expand+reshape) as slices and cats "
+                 "(option enabled; config convert_expand_to_slice_cat)";
+  spec.options = {OptionSpec{"enabled", OptionType::Bool, false,
+                             "rewrite at all (off by default, as in the original converter)"}};
+  spec.create = [](const Options &o) -> std::unique_ptr<Pass> {
+    return std::make_unique<ConvertExpandToSliceCatPass>(o.getBool("enabled"));
+  };
+  r.addPass(std::move(spec));
 }
 
 } // namespace tico::passes

@@ -1,43 +1,40 @@
 // convert-matmul-to-linear: matrix products with a constant operand become linear (and so
 // FULLY_CONNECTED, whose constant weights Circle tools quantize per channel), as selected by
-// the compile configuration:
-//   convert_rhs_const_mm_to_fc (default on):   mm(x, C) / matmul(x, C), C 2-D
+// the pass options (config aliases in parentheses):
+//   rhs_const (default on; convert_rhs_const_mm_to_fc):       mm(x, C) / matmul(x, C), C 2-D
 //       -> linear(x, C^T)
-//   convert_lhs_const_mm_to_fc:                mm(C, x)
+//   lhs_const (convert_lhs_const_mm_to_fc):                   mm(C, x)
 //       -> permute(linear(permute(x), C))
-//   convert_single_batch_lhs_const_bmm_to_fc:  bmm(C, x), C [1, M, K], x [1, K, N]
+//   single_batch_lhs_const_bmm
+//     (convert_single_batch_lhs_const_bmm_to_fc):             bmm(C, x), C [1, M, K], x [1, K, N]
 //       -> permute(linear(permute(x), C[0]), [0, 2, 1])
 // C^T and C[0] are zero-copy views of C. Only float32 products are rewritten (FULLY_CONNECTED
 // computes in float32).
 //
-// The configuration enables each rewrite; the pass options (lhs_const, rhs_const,
-// single_batch_lhs_const_bmm, all true by default) can switch an enabled rewrite off for one
-// invocation, so one manifest can keep, e.g., constant-LHS products of a later stage intact.
+// An option given to one entry applies to that entry only, so one manifest can keep, e.g.,
+// constant-LHS products of a later stage intact.
 #include "constant_views.h"
 #include "linear_builder.h"
 #include "pass_support.h"
 #include "passes.h"
-
-#include "tico/pipeline/compile_config.h"
 
 namespace tico::passes {
 namespace {
 
 bool isConstMatrix(const Value *v) { return v->isConstant() && v->rank() == 2; }
 
-struct Allowed {
-  bool lhs = true, rhs = true, single_batch_bmm = true;
+struct Enabled {
+  bool lhs = false, rhs = true, single_batch_bmm = false;
 };
 
 class ConvertMatmulToLinearPass final : public Pass {
 public:
-  explicit ConvertMatmulToLinearPass(Allowed allowed) : allowed_(allowed) {}
+  explicit ConvertMatmulToLinearPass(Enabled enabled) : enabled_(enabled) {}
 
-  bool run(Graph &graph, PassContext &context) override {
-    const CompileConfig &config = context.config();
-    const bool rhs_const = allowed_.rhs && config.convert_rhs_const_mm_to_fc;
-    const bool lhs_const = allowed_.lhs && config.convert_lhs_const_mm_to_fc;
-    const bool single_batch_bmm = allowed_.single_batch_bmm && config.convert_single_batch_lhs_const_bmm_to_fc;
+  bool run(Graph &graph, PassContext &) override {
+    const bool rhs_const = enabled_.rhs;
+    const bool lhs_const = enabled_.lhs;
+    const bool single_batch_bmm = enabled_.single_batch_bmm;
     bool changed = false;
     for (Node *node : snapshot(graph)) {
       bool mm = isOp(*node, {"aten::mm.default"});
@@ -76,7 +73,7 @@ public:
   }
 
 private:
-  Allowed allowed_;
+  Enabled enabled_;
 };
 
 } // namespace
@@ -84,22 +81,22 @@ private:
 void registerConvertMatmulToLinear(Registrar &r) {
   PassSpec spec;
   spec.name = "convert-matmul-to-linear";
-  spec.summary = "Rewrite mm/matmul/bmm with a constant operand into linear (convert_*_const_*_to_fc config flags)";
+  spec.summary = "Rewrite mm/matmul/bmm with a constant operand into linear (options; config convert_*_const_*_to_fc)";
   spec.options = {
       OptionSpec{"rhs_const", OptionType::Bool, true,
-                 "allow the constant-RHS rewrite (enabled by convert_rhs_const_mm_to_fc)"},
-      OptionSpec{"lhs_const", OptionType::Bool, true,
-                 "allow the constant-LHS rewrite (enabled by convert_lhs_const_mm_to_fc)"},
-      OptionSpec{"single_batch_lhs_const_bmm", OptionType::Bool, true,
-                 "allow the single-batch constant-LHS bmm rewrite (enabled by "
+                 "rewrite mm/matmul with a constant 2-D right operand (config convert_rhs_const_mm_to_fc)"},
+      OptionSpec{"lhs_const", OptionType::Bool, false,
+                 "rewrite mm with a constant left operand (config convert_lhs_const_mm_to_fc)"},
+      OptionSpec{"single_batch_lhs_const_bmm", OptionType::Bool, false,
+                 "rewrite single-batch bmm with a constant left operand (config "
                  "convert_single_batch_lhs_const_bmm_to_fc)"},
   };
   spec.create = [](const Options &options) -> std::unique_ptr<Pass> {
-    Allowed allowed;
-    allowed.rhs = options.getBool("rhs_const");
-    allowed.lhs = options.getBool("lhs_const");
-    allowed.single_batch_bmm = options.getBool("single_batch_lhs_const_bmm");
-    return std::make_unique<ConvertMatmulToLinearPass>(allowed);
+    Enabled enabled;
+    enabled.rhs = options.getBool("rhs_const");
+    enabled.lhs = options.getBool("lhs_const");
+    enabled.single_batch_bmm = options.getBool("single_batch_lhs_const_bmm");
+    return std::make_unique<ConvertMatmulToLinearPass>(enabled);
   };
   r.addPass(std::move(spec));
 }

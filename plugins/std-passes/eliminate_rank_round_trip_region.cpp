@@ -1,6 +1,6 @@
-// eliminate-rank-round-trip-region (EliminateRankRoundTripRegion), enabled by the compile
-// configuration's eliminate_rank_round_trip (the original converter declares that flag but
-// always runs the pass; here the flag decides):
+// eliminate-rank-round-trip-region (EliminateRankRoundTripRegion), off unless its option
+// `enabled` is set (config alias eliminate_rank_round_trip; the original converter declares that
+// flag but always runs the pass; here the flag decides):
 //
 //     x4 -reshape-> x3 (one size-1 axis p dropped) -> region of 3-D ops -> reshape to 4-D
 //  => x4 -> the same region computed on 4-D values (size-1 axis kept at p) -> reshape to 4-D
@@ -20,8 +20,6 @@
 #include "passes.h"
 #include "reshape_match.h"
 #include "type_rules.h"
-
-#include "tico/pipeline/compile_config.h"
 
 #include <algorithm>
 #include <deque>
@@ -90,8 +88,10 @@ bool isSupported(const Node &node) {
 
 class EliminateRankRoundTripRegionPass final : public Pass {
 public:
-  bool run(Graph &graph, PassContext &context) override {
-    if (!context.config().eliminate_rank_round_trip)
+  explicit EliminateRankRoundTripRegionPass(bool enabled) : enabled_(enabled) {}
+
+  bool run(Graph &graph, PassContext &) override {
+    if (!enabled_)
       return false;
     bool changed = false;
     // A rewrite erases nodes further down the list, so the scan starts over after each one
@@ -204,14 +204,22 @@ private:
     eraseIfDead(graph, source);
     return true;
   }
+
+  bool enabled_;
 };
 
 } // namespace
 
 void registerEliminateRankRoundTripRegion(Registrar &r) {
-  r.addPass(simplePass<EliminateRankRoundTripRegionPass>(
-      "eliminate-rank-round-trip-region",
-      "Compute a 3-D region between a 4->3 and 3->4 reshape on the 4-D tensor (config eliminate_rank_round_trip)"));
+  PassSpec spec;
+  spec.name = "eliminate-rank-round-trip-region";
+  spec.summary = "Compute a 3-D region between a 4->3 and 3->4 reshape on the 4-D tensor "
+                 "(option enabled; config eliminate_rank_round_trip)";
+  spec.options = {OptionSpec{"enabled", OptionType::Bool, false, "rewrite at all (off by default)"}};
+  spec.create = [](const Options &o) -> std::unique_ptr<Pass> {
+    return std::make_unique<EliminateRankRoundTripRegionPass>(o.getBool("enabled"));
+  };
+  r.addPass(std::move(spec));
 }
 
 } // namespace tico::passes

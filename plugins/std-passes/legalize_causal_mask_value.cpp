@@ -1,20 +1,18 @@
-// legalize-causal-mask-value (LegalizeCausalMaskValue), enabled by the compile configuration's
-// legalize_causal_mask_value: an attention mask added to scores, i.e. a constant float operand
+// legalize-causal-mask-value (LegalizeCausalMaskValue), off unless its option `enabled` is set
+// (config alias legalize_causal_mask_value): an attention mask added to scores, i.e. a constant float operand
 // of add.Tensor whose every element is 0 or "minus infinity" (below -1e38, which covers -inf
 // and float32's lowest value however earlier folding rounded it), gets its minus-infinities
 // replaced by `mask_value` (default -120). Quantized softmax kernels cannot represent -inf,
 // and exp(-120) is already 0 in float32 next to any real score.
 //
 // This changes the model's numbers (rows that are masked entirely become uniform instead of
-// NaN), hence the configuration switch. The original converter looks only at lifted tensor
+// NaN), hence the switch, off by default. The original converter looks only at lifted tensor
 // constants; here any constant qualifies (after fold-constants the mask usually is one). A
 // mask shared by several adds becomes one new constant; the old one is left to dead-code
 // removal if nothing else reads it.
 #include "builder.h"
 #include "pass_support.h"
 #include "passes.h"
-
-#include "tico/pipeline/compile_config.h"
 
 #include <cstring>
 #include <map>
@@ -46,10 +44,10 @@ std::shared_ptr<const TensorData> legalized(const TensorData &data, double repla
 
 class LegalizeCausalMaskValuePass final : public Pass {
 public:
-  explicit LegalizeCausalMaskValuePass(double value) : value_(value) {}
+  LegalizeCausalMaskValuePass(bool enabled, double value) : enabled_(enabled), value_(value) {}
 
-  bool run(Graph &graph, PassContext &context) override {
-    if (!context.config().legalize_causal_mask_value)
+  bool run(Graph &graph, PassContext &) override {
+    if (!enabled_)
       return false;
     bool changed = false;
     std::map<const Value *, Value *> replaced;
@@ -81,6 +79,7 @@ public:
   }
 
 private:
+  bool enabled_;
   double value_;
 };
 
@@ -89,10 +88,15 @@ private:
 void registerLegalizeCausalMaskValue(Registrar &r) {
   PassSpec spec;
   spec.name = "legalize-causal-mask-value";
-  spec.summary = "Replace -inf in constant attention masks by a finite value (config legalize_causal_mask_value)";
-  spec.options = {OptionSpec{"mask_value", OptionType::Float, -120.0, "the value masked positions get"}};
+  spec.summary = "Replace -inf in constant attention masks by a finite value "
+                 "(option enabled; config legalize_causal_mask_value)";
+  spec.options = {
+      OptionSpec{"enabled", OptionType::Bool, false,
+                 "rewrite at all (off by default: fully masked rows change from NaN to uniform)"},
+      OptionSpec{"mask_value", OptionType::Float, -120.0, "the value masked positions get"},
+  };
   spec.create = [](const Options &o) -> std::unique_ptr<Pass> {
-    return std::make_unique<LegalizeCausalMaskValuePass>(o.getFloat("mask_value"));
+    return std::make_unique<LegalizeCausalMaskValuePass>(o.getBool("enabled"), o.getFloat("mask_value"));
   };
   r.addPass(std::move(spec));
 }

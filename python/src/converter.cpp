@@ -17,8 +17,9 @@ namespace nb = nanobind;
 namespace tico::python {
 namespace {
 
-// Applies a {field: bool} dict onto the manifest's compile config. Unknown fields and values
-// that are not bool are errors (ConfigError) listing what is accepted.
+// Applies a {field: bool} dict onto the manifest's config block, the aliases of pass options
+// (docs/pipeline.md): the fields override the manifest's, explicit pass options still win.
+// Unknown fields and values that are not bool are errors (ConfigError) listing what is accepted.
 void applyConfig(nb::dict config, CompileConfig &target) {
   const auto &fields = CompileConfig::fieldNames();
   std::string known;
@@ -84,10 +85,9 @@ nb::bytes Converter::convert(ConversionOptions &options, const std::vector<std::
   Manifest manifest;
   try {
     manifest = Manifest::load(pipelines.front());
-    for (std::size_t i = 1; i < pipelines.size(); ++i) {
-      const Manifest more = Manifest::load(pipelines[i]);
-      manifest.stages.insert(manifest.stages.end(), more.stages.begin(), more.stages.end());
-    }
+    // Later manifests add their stages around lowering (e.g. circle-o1.yaml's Circle stages).
+    for (std::size_t i = 1; i < pipelines.size(); ++i)
+      manifest.append(Manifest::load(pipelines[i]));
   } catch (const Error &e) {
     throwPython("ManifestError", e.what());
   }

@@ -75,8 +75,10 @@ def main() -> int:
     work.mkdir(parents=True, exist_ok=True)
     default = SOURCE / "configs" / "pipelines" / "default.yaml"
     combined = yaml.safe_load(default.read_text())
-    combined["stages"] = list(combined.get("stages") or []) + list(
-        yaml.safe_load((SOURCE / "configs" / "pipelines" / "circle-o1.yaml").read_text())["stages"])
+    # The preset's own lower stage stands for the one the default pipeline has already.
+    combined["stages"] = list(combined.get("stages") or []) + [
+        s for s in yaml.safe_load((SOURCE / "configs" / "pipelines" / "circle-o1.yaml").read_text())["stages"]
+        if s.get("kind") != "lower"]
     o1 = work / "default-o1.yaml"
     o1.write_text(yaml.safe_dump(combined, sort_keys=False))
 

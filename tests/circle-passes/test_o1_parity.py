@@ -195,7 +195,9 @@ def manifests(source_dir: Path, tmp_path_factory) -> tuple[Path, Path]:
     default = Path(os.environ.get("TICO_PIPELINE") or source_dir / "configs" / "pipelines" / "default.yaml")
     preset = source_dir / "configs" / "pipelines" / "circle-o1.yaml"
     combined = yaml.safe_load(default.read_text())
-    combined["stages"] = list(combined.get("stages") or []) + list(yaml.safe_load(preset.read_text())["stages"])
+    # The preset's own lower stage stands for the one the default pipeline has already.
+    circle_stages = [s for s in yaml.safe_load(preset.read_text())["stages"] if s.get("kind") != "lower"]
+    combined["stages"] = list(combined.get("stages") or []) + circle_stages
     path = tmp_path_factory.mktemp("manifests") / "default-o1.yaml"
     path.write_text(yaml.safe_dump(combined, sort_keys=False))
     return default, path

@@ -69,8 +69,12 @@ TEST(CirclePassO1, PresetIsAValidManifestOfCircleStages) {
   Manifest manifest = Manifest::load(kPreset);
   EXPECT_NO_THROW(manifest.validate(circlePassRegistry()));
   ASSERT_FALSE(manifest.stages.empty());
-  for (const auto &stage : manifest.stages)
-    EXPECT_EQ(stage.kind, StageKind::Circle) << stage.name;
+  // A lower stage without options first (it marks where the stages run in a conversion), then
+  // Circle stages only.
+  EXPECT_EQ(manifest.stages.front().kind, StageKind::Lower);
+  EXPECT_TRUE(manifest.stages.front().options.empty());
+  for (std::size_t i = 1; i < manifest.stages.size(); ++i)
+    EXPECT_EQ(manifest.stages[i].kind, StageKind::Circle) << manifest.stages[i].name;
   EXPECT_EQ(manifest.stages.back().name, "circle-compact");
 }
 
@@ -108,9 +112,11 @@ TEST(CirclePassO1, OutputIsDeterministicAndIndependentOfTheSchedule) {
   Manifest manifest = Manifest::load(kPreset);
   CircleModel restarted = convertedLikeModel();
   for (auto &stage : manifest.stages) {
+    if (stage.kind != StageKind::Circle)
+      continue;
     if (stage.strategy == PassStrategy::UntilNoChange)
       stage.strategy = PassStrategy::Restart;
-    runCircleStage(circlePassRegistry(), manifest.config, stage, restarted);
+    runStage(circlePassRegistry(), stage, restarted);
   }
   EXPECT_EQ(serializeCircle(restarted), serializeCircle(first));
 }

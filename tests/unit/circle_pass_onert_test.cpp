@@ -562,7 +562,7 @@ TEST(CirclePassOnertOpForms, DefaultPipelineRunsBothInItsPortabilityStage) {
     m = b.model();
   }
   expectSameOutputs(m, [&](CircleModel &model) {
-    EXPECT_TRUE(runCircleStage(circlePassRegistry(), manifest.config, *portability, model));
+    EXPECT_TRUE(runStage(circlePassRegistry(), *portability, model));
   });
   // onert has STRIDED_SLICE on int64: only the GATHER is carried.
   EXPECT_EQ(opCodes(m), (std::vector<BuiltinOperator>{B::STRIDED_SLICE, B::CAST, B::GATHER, B::CAST}));

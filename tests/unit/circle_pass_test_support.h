@@ -9,7 +9,6 @@
 
 #include "tico/circle/circle_pass.h"
 #include "tico/circle/verify.h"
-#include "tico/pipeline/compile_config.h"
 #include "tico/pipeline/driver.h"
 #include "tico/pipeline/manifest.h"
 #include "tico/plugin/loader.h"
@@ -57,8 +56,7 @@ inline bool runCirclePass(CircleModel &model, const std::string &name,
   if (!entry)
     throw Error("no Circle pass '" + name + "'");
   auto pass = entry->spec.create(Options::resolve(name, entry->spec.options, options));
-  CompileConfig config;
-  PassContext context(circlePassRegistry(), config);
+  PassContext context(circlePassRegistry());
   bool changed = pass->run(model, context);
   EXPECT_EQ(verifierErrors(model), "") << "after " << name;
   return changed;
@@ -173,7 +171,7 @@ inline bool runCircleManifest(CircleModel &model, const std::string &path) {
   bool changed = false;
   for (const auto &stage : manifest.stages)
     if (stage.kind == StageKind::Circle)
-      changed |= runCircleStage(circlePassRegistry(), manifest.config, stage, model);
+      changed |= runStage(circlePassRegistry(), stage, model);
   EXPECT_EQ(verifierErrors(model), "") << "after " << path;
   return changed;
 }

@@ -70,6 +70,37 @@ private:
   std::vector<std::string> *log_;
 };
 
+// Reports a change for its first `changes` runs: a quantizer that converges.
+class CountdownQuantizer : public Quantizer {
+public:
+  CountdownQuantizer(std::vector<std::string> *log, int changes) : log_(log), changes_(changes) {}
+  bool run(Graph &, PassContext &) override {
+    log_->push_back("countdown");
+    return changes_-- > 0;
+  }
+
+private:
+  std::vector<std::string> *log_;
+  int changes_;
+};
+
+// Circle passes that misbehave: one never converges, one throws, one breaks the model.
+class SpinningCirclePass : public CirclePass {
+public:
+  bool run(CircleModel &, PassContext &) override { return true; }
+};
+class ThrowingCirclePass : public CirclePass {
+public:
+  bool run(CircleModel &, PassContext &) override { throw Error("no room left"); }
+};
+class DanglingInputCirclePass : public CirclePass {
+public:
+  bool run(CircleModel &model, PassContext &) override {
+    model.subgraphs.at(0).operators.at(0).inputs.push_back(99);
+    return true;
+  }
+};
+
 class NegLowering : public OpLowering {
 public:
   void lower(const Node &node, CircleEmitter &emit) const override {
@@ -91,6 +122,16 @@ protected:
     registry.addCirclePass(
         {"describe", "", {}, [this](const Options &) { return std::make_unique<DescribeModel>(&log); }}, from);
     registry.addLowering({kNeg, "", 0, std::make_shared<NegLowering>()}, from);
+    registry.addQuantizer({"countdown", "", {}, [this](const Options &) {
+                             return std::make_unique<CountdownQuantizer>(&log, 2);
+                           }},
+                          from);
+    registry.addCirclePass({"spin", "", {}, [](const Options &) { return std::make_unique<SpinningCirclePass>(); }},
+                           from);
+    registry.addCirclePass({"throw", "", {}, [](const Options &) { return std::make_unique<ThrowingCirclePass>(); }},
+                           from);
+    registry.addCirclePass(
+        {"dangle", "", {}, [](const Options &) { return std::make_unique<DanglingInputCirclePass>(); }}, from);
 
     auto g = std::make_unique<Graph>(&tico::pt2::torchOpSchemas());
     Value *x = g->addInput(InputKind::User, "x", DType::Float32, {2, 3});
@@ -198,4 +239,95 @@ TEST_F(DriverTest, FrontendSelectionExplainsMissingFrontends) {
   }
   from_file.input_path = (dir / "missing.pt2").string();
   EXPECT_THROW(convert(registry, m, from_file), Error);
+}
+
+TEST_F(DriverTest, ExplicitLowerStageRunsWhereItIsWritten) {
+  Manifest m = manifest(R"(  - name: legalize
+    passes: [relu-to-neg]
+  - name: to-circle
+    kind: lower
+    options: {remove_constant_input: true}
+  - name: circle
+    kind: circle
+    passes: [describe]
+)");
+  options.time_passes = true;
+  ConversionResult result = convert(registry, m, options);
+  ASSERT_TRUE(result.model);
+  EXPECT_EQ(result.model->description, "described");
+  std::vector<std::string> phases, passes;
+  for (const auto &t : result.timings)
+    phases.push_back(t.phase);
+  for (const auto &t : result.pass_timings)
+    passes.push_back(t.phase);
+  EXPECT_EQ(phases, (std::vector<std::string>{"frontend", "stage legalize", "lowering", "circle stage circle"}));
+  // Circle passes are timed by the same instrumentation as graph passes.
+  EXPECT_EQ(passes, (std::vector<std::string>{"relu-to-neg", "relu-to-neg", "describe", "describe"}));
+
+  // --emit tir / --evaluate stop at the lower stage: no Circle stage runs.
+  log.clear();
+  options.stop_before_lowering = true;
+  result = convert(registry, m, options);
+  EXPECT_FALSE(result.model);
+  EXPECT_EQ(log, (std::vector<std::string>{"pass", "pass"}));
+}
+
+TEST_F(DriverTest, CircleStageConditionsLookAtTheLoweredGraph) {
+  Manifest m = manifest(R"(  - name: legalize
+    passes: [relu-to-neg]
+  - name: only-with-relu
+    kind: circle
+    when: has-op(aten::relu)
+    passes: [describe]
+  - name: only-with-neg
+    kind: circle
+    when: has-op(aten::neg)
+    passes: [describe]
+)");
+  ConversionResult result = convert(registry, m, options);
+  EXPECT_EQ(log, (std::vector<std::string>{"pass", "pass", "circle ops=1", "circle ops=1"}));
+  std::vector<std::string> phases;
+  for (const auto &t : result.timings)
+    phases.push_back(t.phase);
+  EXPECT_EQ(phases, (std::vector<std::string>{"frontend", "stage legalize", "lowering", "circle stage only-with-neg"}));
+}
+
+TEST_F(DriverTest, QuantizeStagesFollowTheirStrategy) {
+  Manifest m = manifest("  - name: q\n    kind: quantize\n    passes: [countdown]\n");
+  options.stop_before_lowering = true;
+  convert(registry, m, options);
+  EXPECT_EQ(log, (std::vector<std::string>{"countdown", "countdown", "countdown"})) << "restart until no change";
+  log.clear();
+  convert(registry, manifest("  - name: q\n    kind: quantize\n    strategy: once\n    passes: [countdown]\n"),
+          options);
+  EXPECT_EQ(log, (std::vector<std::string>{"countdown"}));
+}
+
+TEST_F(DriverTest, CircleStagesShareTheGuardErrorsAndVerification) {
+  auto errorOf = [&](const std::string &stages, bool verify_each = false) {
+    options.verify_each = verify_each;
+    try {
+      convert(registry, manifest(stages), options);
+    } catch (const Error &e) {
+      return std::string(e.what());
+    }
+    return std::string("<no error>");
+  };
+  const std::string spin = errorOf("  - name: c\n    kind: circle\n    passes: [describe, spin]\n");
+  EXPECT_NE(spin.find("pass pipeline did not converge after 1000 changing iterations (strategy restart); passes "
+                      "that kept changing the Circle model in the last iterations: spin (50x)"),
+            std::string::npos)
+      << spin;
+  EXPECT_EQ(errorOf("  - name: c\n    kind: circle\n    passes: [throw]\n"), "Circle pass 'throw' failed: no room left");
+  EXPECT_EQ(errorOf("  - name: c\n    kind: circle\n    strategy: once\n    passes: [dangle]\n"), "<no error>");
+  const std::string broken = errorOf("  - name: c\n    kind: circle\n    strategy: once\n    passes: [dangle]\n", true);
+  EXPECT_EQ(broken.rfind("the Circle model is invalid after Circle pass 'dangle': ERROR [", 0), 0u) << broken;
+}
+
+TEST_F(DriverTest, RunStageRefusesStagesOfTheOtherIR) {
+  Manifest m = manifest("  - name: g\n    passes: [relu-to-neg]\n  - name: c\n    kind: circle\n    passes: [describe]\n");
+  CircleModel model;
+  Graph graph;
+  EXPECT_THROW(runStage(registry, m.stages[0], model), LocatedError);
+  EXPECT_THROW(runStage(registry, m.stages[1], graph), LocatedError);
 }

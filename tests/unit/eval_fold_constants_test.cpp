@@ -1,6 +1,5 @@
 // fold-constants (aten-eval plugin) on small graphs.
 #include "pt2/torch_op_table.h"
-#include "tico/pipeline/compile_config.h"
 #include "eval_test_support.h"
 #include "tico/plugin/loader.h"
 #include "tico/support/error.h"
@@ -26,7 +25,7 @@ protected:
     const Registered<PassSpec> *spec = atenEval()->registry.findPass("fold-constants");
     EXPECT_NE(spec, nullptr);
     auto pass = spec->spec.create(Options::resolve("fold-constants", spec->spec.options, options));
-    PassContext context(atenEval()->registry, config);
+    PassContext context(atenEval()->registry);
     bool changed = pass->run(g, context);
     g.verify();
     return changed;
@@ -39,7 +38,6 @@ protected:
     return n;
   }
 
-  CompileConfig config;
   Graph g{&tico::pt2::torchOpSchemas()};
 };
 

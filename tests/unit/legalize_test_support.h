@@ -38,19 +38,19 @@ inline std::unique_ptr<Graph> parseWithPlugins(const std::string &text) {
 }
 
 // Runs the registered pass `name` once; verifies the graph and returns whether it changed.
-inline bool runLegalizePass(Graph &graph, const std::string &name, const CompileConfig &config = {}) {
+inline bool runLegalizePass(Graph &graph, const std::string &name) {
   const Registered<PassSpec> *spec = legalizeRegistry().findPass(name);
   if (!spec)
     throw Error("no pass '" + name + "'");
   auto pass = spec->spec.create(Options::resolve(name, spec->spec.options, {}));
-  PassContext context(legalizeRegistry(), config);
+  PassContext context(legalizeRegistry());
   bool changed = pass->run(graph, context);
   graph.verify();
   return changed;
 }
 
-inline CircleModel lowerWithPlugins(const Graph &graph, const CompileConfig &config = {}) {
-  return serializeGraph(graph, legalizeRegistry(), config);
+inline CircleModel lowerWithPlugins(const Graph &graph, const LowerOptions &options = {}) {
+  return serializeGraph(graph, legalizeRegistry(), options);
 }
 
 // The first node applying `op`, or null.

@@ -1,7 +1,6 @@
 // Plugin loading: every check the loader makes, each with its message, all-or-nothing
 // registration, and discovery order. The plugins come from tests/plugins (one per failure).
 #include "tico/ir/graph.h"
-#include "tico/pipeline/compile_config.h"
 #include "tico/plugin/loader.h"
 #include "tico/plugin/plugin.h"
 #include "tico/support/error.h"
@@ -124,8 +123,7 @@ TEST(LoaderTest, PluginCodeRunsThroughTheRegisteredFactory) {
       Options::resolve(pass->spec.name, pass->spec.options, {{"name", std::string("visited")}});
   auto instance = pass->spec.create(options);
   Graph graph;
-  CompileConfig config;
-  PassContext context(registry, config);
+  PassContext context(registry);
   EXPECT_TRUE(instance->run(graph, context));
   EXPECT_EQ(graph.name, "visited");
   EXPECT_FALSE(instance->run(graph, context));

@@ -7,7 +7,6 @@
 #include "tico/circle/serializer.h"
 #include "tico/ir/text.h"
 #include "tico/lowering/lowering.h"
-#include "tico/pipeline/compile_config.h"
 #include "tico/plugin/loader.h"
 #include "tico/support/error.h"
 
@@ -48,18 +47,18 @@ inline std::unique_ptr<Graph> parse(const std::string &text) {
   return parseGraph(text, options);
 }
 
-inline CircleModel lower(const Graph &graph, const CompileConfig &config = {}) {
-  return serializeGraph(graph, stdRegistry(), config);
+inline CircleModel lower(const Graph &graph, const LowerOptions &options = {}) {
+  return serializeGraph(graph, stdRegistry(), options);
 }
 
-// Runs the registered pass `name` once; verifies the graph and returns whether it changed.
-inline bool runPass(Graph &graph, const std::string &name, const CompileConfig &config = {},
-                    const std::map<std::string, OptionValue> &options = {}) {
+// Runs the registered pass `name` once with `options`; verifies the graph and returns whether
+// it changed.
+inline bool runPass(Graph &graph, const std::string &name, const std::map<std::string, OptionValue> &options = {}) {
   const Registered<PassSpec> *spec = stdRegistry().findPass(name);
   if (!spec)
     throw Error("no pass '" + name + "'");
   auto pass = spec->spec.create(Options::resolve(name, spec->spec.options, options));
-  PassContext context(stdRegistry(), config);
+  PassContext context(stdRegistry());
   bool changed = pass->run(graph, context);
   graph.verify();
   return changed;

@@ -155,12 +155,15 @@ TEST(CompileConfigTest, FieldNamesInDeclarationOrder) {
                                       "convert_expand_to_slice_cat", "eliminate_rank_round_trip"}));
 }
 
-TEST(CompileConfigTest, DefaultsMatchTheStruct) {
+TEST(CompileConfigTest, DefaultsAreTheOriginals) {
   CompileConfig config;
+  EXPECT_TRUE(config.empty());
   EXPECT_TRUE(config.get("convert_rhs_const_mm_to_fc"));
-  for (const auto &field : CompileConfig::fieldNames())
+  for (const auto &field : CompileConfig::fieldNames()) {
+    EXPECT_EQ(config.find(field), std::nullopt) << field << " is not set";
     if (field != "convert_rhs_const_mm_to_fc")
       EXPECT_FALSE(config.get(field)) << field;
+  }
 }
 
 TEST(CompileConfigTest, SetAndGetEveryField) {
@@ -169,16 +172,28 @@ TEST(CompileConfigTest, SetAndGetEveryField) {
     bool before = config.get(field);
     EXPECT_TRUE(config.set(field, !before));
     EXPECT_EQ(config.get(field), !before) << field;
-    // Only that field changed.
+    EXPECT_EQ(config.find(field), std::optional<bool>(!before)) << field;
+    // Only that field is set.
     for (const auto &other : CompileConfig::fieldNames())
       if (other != field)
-        EXPECT_EQ(config.get(other), CompileConfig().get(other)) << field << " / " << other;
+        EXPECT_EQ(config.find(other), std::nullopt) << field << " / " << other;
   }
-  CompileConfig config;
-  config.set("eliminate_rank_round_trip", true);
-  EXPECT_TRUE(config.eliminate_rank_round_trip);
-  config.set("legalize_causal_mask_value", true);
-  EXPECT_TRUE(config.legalize_causal_mask_value);
+}
+
+TEST(CompileConfigTest, MergeTakesTheOthersFields) {
+  CompileConfig mine, theirs;
+  mine.set("remove_constant_input", true);
+  mine.set("convert_lhs_const_mm_to_fc", true);
+  theirs.set("convert_lhs_const_mm_to_fc", false);
+  mine.merge(theirs);
+  EXPECT_EQ(mine.find("remove_constant_input"), std::optional<bool>(true));
+  EXPECT_EQ(mine.find("convert_lhs_const_mm_to_fc"), std::optional<bool>(false));
+}
+
+TEST(CompileConfigTest, EveryFieldIsAnAliasWithTargets) {
+  ASSERT_EQ(configAliases().size(), CompileConfig::fieldNames().size());
+  for (const auto &alias : configAliases())
+    EXPECT_FALSE(alias.targets.empty()) << alias.field;
 }
 
 TEST(CompileConfigTest, UnknownField) {

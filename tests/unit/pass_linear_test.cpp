@@ -62,7 +62,7 @@ TEST(ConvertMatmulToLinear, ConstantRightOperandBecomesATransposedWeightView) {
   EXPECT_EQ(weight->constant()->strides, (std::vector<int64_t>{1, 4}));
 }
 
-TEST(ConvertMatmulToLinear, HonoursTheConfigurationFlags) {
+TEST(ConvertMatmulToLinear, HonoursItsOptions) {
   const char *text = R"(graph @main {
   input %x: f32[3, 2]
   input %y: f32[1, 3, 2]
@@ -72,26 +72,19 @@ TEST(ConvertMatmulToLinear, HonoursTheConfigurationFlags) {
   %b: f32[1, 4, 2] = aten::bmm.default(%d, %y)
   return %l, %b
 })";
-  CompileConfig off;
-  off.convert_rhs_const_mm_to_fc = false;
   auto g = parse(text);
-  EXPECT_FALSE(runPass(*g, "convert-matmul-to-linear", off)) << "lhs flags are off by default";
+  EXPECT_FALSE(runPass(*g, "convert-matmul-to-linear")) << "the lhs rewrites are off by default";
+  EXPECT_FALSE(runPass(*g, "convert-matmul-to-linear", {{"rhs_const", false}}));
 
-  CompileConfig lhs;
-  lhs.convert_lhs_const_mm_to_fc = true;
-  EXPECT_TRUE(runPass(*g, "convert-matmul-to-linear", lhs));
+  EXPECT_TRUE(runPass(*g, "convert-matmul-to-linear", {{"lhs_const", true}}));
   EXPECT_EQ(countOps(*g, "aten::mm.default"), 0u);
   EXPECT_EQ(countOps(*g, "aten::bmm.default"), 1u);
   EXPECT_EQ(countOps(*g, "aten::permute.default"), 2u);
 
-  CompileConfig both = lhs;
-  both.convert_single_batch_lhs_const_bmm_to_fc = true;
-  EXPECT_FALSE(runPass(*g, "convert-matmul-to-linear", both, {{"single_batch_lhs_const_bmm", false}}))
-      << "an option switches an enabled rewrite off";
+  EXPECT_FALSE(runPass(*g, "convert-matmul-to-linear", {{"lhs_const", true}, {"single_batch_lhs_const_bmm", false}}))
+      << "each rewrite has its own switch";
 
-  CompileConfig bmm;
-  bmm.convert_single_batch_lhs_const_bmm_to_fc = true;
-  EXPECT_TRUE(runPass(*g, "convert-matmul-to-linear", bmm));
+  EXPECT_TRUE(runPass(*g, "convert-matmul-to-linear", {{"single_batch_lhs_const_bmm", true}}));
   EXPECT_EQ(countOps(*g, "aten::bmm.default"), 0u);
   EXPECT_EQ(countOps(*g, "aten::linear.default"), 2u);
   // The bmm's weight is d[0]: a view of d's storage, no copy.

@@ -1,6 +1,6 @@
 // Pass manager: strategies, the 1000-iteration guard, verification and error attribution.
+#include "tico/circle/circle_pass.h"
 #include "tico/pass/pass_manager.h"
-#include "tico/pipeline/compile_config.h"
 #include "tico/plugin/registry.h"
 #include "tico/support/error.h"
 
@@ -29,8 +29,7 @@ private:
 class PassManagerTest : public ::testing::Test {
 protected:
   Registry registry;
-  CompileConfig config;
-  PassContext context{registry, config};
+  PassContext context{registry};
   Graph graph;
   std::vector<std::string> log;
 };
@@ -140,4 +139,77 @@ TEST_F(PassManagerTest, InstrumentationSeesEveryPass) {
   pm.add("a", std::make_unique<ScriptedPass>(&log, "a", 1));
   pm.run(graph, context);
   EXPECT_EQ(rec.events, (std::vector<std::string>{"before a", "after a changed"}));
+}
+
+namespace {
+// The Circle-model counterpart of ScriptedPass.
+class ScriptedCirclePass : public CirclePass {
+public:
+  ScriptedCirclePass(std::vector<std::string> *log, std::string name, int changes)
+      : log_(log), name_(std::move(name)), changes_(changes) {}
+  bool run(CircleModel &, PassContext &) override {
+    log_->push_back(name_);
+    return changes_-- > 0;
+  }
+
+private:
+  std::vector<std::string> *log_;
+  std::string name_;
+  int changes_;
+};
+
+class CircleRecorder : public CirclePassInstrumentation {
+public:
+  std::vector<std::string> events;
+  void beforePass(const std::string &n, const CircleModel &) override { events.push_back("before " + n); }
+  void afterPass(const std::string &n, const CircleModel &, bool changed, std::chrono::nanoseconds) override {
+    events.push_back("after " + n + (changed ? " changed" : ""));
+  }
+};
+} // namespace
+
+// One scheduler for both IRs: the Circle manager follows the same strategies, instruments the
+// same way and prefixes errors with what a Circle pass is called.
+TEST_F(PassManagerTest, CircleModelsAreScheduledTheSameWay) {
+  CircleModel model;
+  CirclePassManager restart(PassStrategy::Restart);
+  restart.add("a", std::make_unique<ScriptedCirclePass>(&log, "a", 0));
+  restart.add("b", std::make_unique<ScriptedCirclePass>(&log, "b", 1));
+  restart.add("c", std::make_unique<ScriptedCirclePass>(&log, "c", 0));
+  CircleRecorder rec;
+  restart.addInstrumentation(&rec);
+  EXPECT_TRUE(restart.run(model, context));
+  EXPECT_EQ(log, (std::vector<std::string>{"a", "b", "a", "b", "c"}));
+  EXPECT_EQ(rec.events.size(), 10u);
+  EXPECT_EQ(rec.events[3], "after b changed");
+
+  log.clear();
+  CirclePassManager sweeps(PassStrategy::UntilNoChange);
+  sweeps.add("a", std::make_unique<ScriptedCirclePass>(&log, "a", 0));
+  sweeps.add("b", std::make_unique<ScriptedCirclePass>(&log, "b", 1));
+  EXPECT_TRUE(sweeps.run(model, context));
+  EXPECT_EQ(log, (std::vector<std::string>{"a", "b", "a", "b"}));
+
+  CirclePassManager spinning(PassStrategy::UntilNoChange);
+  spinning.add("spin", std::make_unique<ScriptedCirclePass>(&log, "spin", 1 << 30));
+  try {
+    spinning.run(model, context);
+    FAIL() << "expected the iteration guard to trip";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("passes that kept changing the Circle model in the last iterations: spin"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST_F(PassManagerTest, PassNounNamesQuantizers) {
+  PassManager pm;
+  pm.setPassNoun("quantizer");
+  pm.add("thrower", std::make_unique<ThrowingPass>());
+  try {
+    pm.run(graph, context);
+    FAIL();
+  } catch (const Error &e) {
+    EXPECT_STREQ(e.what(), "quantizer 'thrower' failed: boom");
+  }
 }

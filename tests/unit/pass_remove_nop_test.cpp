@@ -81,7 +81,7 @@ TEST(RemoveDeadCode, UnusedConstantsAreAnOption) {
   %dead: f32[2] = aten::relu.default(%x)
   return %x
 })");
-  EXPECT_TRUE(runPass(*g, "remove-dead-code", {}, {{"remove_unused_constants", false}}));
+  EXPECT_TRUE(runPass(*g, "remove-dead-code", {{"remove_unused_constants", false}}));
   EXPECT_EQ(g->numNodes(), 0u);
   EXPECT_EQ(g->constants().size(), 1u);
   EXPECT_TRUE(runPass(*g, "remove-dead-code"));

@@ -54,10 +54,10 @@ protected:
     registry.addLowering(LoweringSpec{OpKey::parseOrThrow(op), "test", priority, std::move(lowering)},
                          Provenance{"serializer-test", "1", "<test>"});
   }
-  CircleModel serialize(const Graph &g) { return serializeGraph(g, registry, config); }
+  CircleModel serialize(const Graph &g) { return serializeGraph(g, registry, lower_options); }
 
   Registry registry;
-  CompileConfig config;
+  LowerOptions lower_options;
 };
 
 TEST_F(SerializerTest, ReportsEveryUnsupportedOpAtOnceWithCounts) {
@@ -251,7 +251,7 @@ TEST_F(SerializerTest, ConstantInputsAreKeptUnlessConfiguredAway) {
   EXPECT_EQ(scale.type, circle::TensorType::INT64);
   EXPECT_EQ(test::constantValues<int64_t>(kept, kept.subgraphs[0].inputs[1]), (std::vector<int64_t>{3}));
 
-  config.remove_constant_input = true;
+  lower_options.remove_constant_input = true;
   CircleModel dropped = serialize(*g);
   EXPECT_EQ(dropped.subgraphs[0].inputs.size(), 1u);
 }

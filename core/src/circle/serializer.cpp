@@ -2,7 +2,6 @@
 #include "tico/circle/serializer.h"
 
 #include "circle/serializer_emitter.h"
-#include "tico/pipeline/compile_config.h"
 #include "tico/plugin/registry.h"
 #include "tico/support/log.h"
 
@@ -115,23 +114,37 @@ std::vector<UnsupportedOp> findUnsupportedOps(const Graph &graph, const Registry
   return out;
 }
 
-CircleModel serializeGraph(const Graph &graph, const Registry &registry, const CompileConfig &config) {
+const std::vector<OptionSpec> &LowerOptions::specs() {
+  static const std::vector<OptionSpec> specs = {
+      OptionSpec{"remove_constant_input", OptionType::Bool, false,
+                 "leave user inputs that torch.export specialised to constants out of the Circle inputs"},
+  };
+  return specs;
+}
+
+LowerOptions LowerOptions::from(const Options &options) {
+  LowerOptions out;
+  out.remove_constant_input = options.getBool("remove_constant_input");
+  return out;
+}
+
+CircleModel serializeGraph(const Graph &graph, const Registry &registry, const LowerOptions &options) {
   if (auto missing = findUnsupportedOps(graph, registry); !missing.empty())
     throw UnsupportedOpsError(std::move(missing));
 
   auto deferred = circle_serializer::deferredNodes(graph);
-  circle_serializer::GraphEmitter emit(graph, registry, config, deferred);
+  circle_serializer::GraphEmitter emit(graph, registry, deferred);
   auto &sg = emit.subgraph();
 
   // Inputs: user inputs in signature order. Inputs torch.export specialised to a constant
-  // are kept as constant tensors (as the original converter does) unless the configuration
-  // drops them; None inputs have no tensor at all.
+  // are kept as constant tensors (as the original converter does) unless the lower stage's
+  // remove_constant_input drops them; None inputs have no tensor at all.
   for (const GraphInput &in : graph.inputs()) {
     if (in.kind == InputKind::User && in.value) {
       sg.inputs.push_back(emit.tensor(in.value));
       continue;
     }
-    if (in.kind != InputKind::ConstantInput || in.constant_value.isNone() || config.remove_constant_input)
+    if (in.kind != InputKind::ConstantInput || in.constant_value.isNone() || options.remove_constant_input)
       continue;
     sg.inputs.push_back(emit.constantInput(in.name, in.constant_value));
   }

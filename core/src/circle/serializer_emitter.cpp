@@ -1,7 +1,6 @@
 #include "circle/serializer_emitter.h"
 
 #include "tico/circle/serializer.h"
-#include "tico/pipeline/compile_config.h"
 #include "tico/plugin/registry.h"
 #include "tico/support/error.h"
 
@@ -104,9 +103,9 @@ std::unordered_set<const Node *> deferredNodes(const Graph &graph) {
   return deferred;
 }
 
-GraphEmitter::GraphEmitter(const Graph &graph, const Registry &registry, const CompileConfig &config,
+GraphEmitter::GraphEmitter(const Graph &graph, const Registry &registry,
                            const std::unordered_set<const Node *> &deferred)
-    : graph_(graph), registry_(registry), config_(config), deferred_(deferred), fixed_(graph) {
+    : graph_(graph), registry_(registry), deferred_(deferred), fixed_(graph) {
   // The Circle subgraph is called "main", after the exported program's entry point.
   model_.subgraphs.emplace_back();
   model_.subgraphs.front().name = "main";

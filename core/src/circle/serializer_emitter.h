@@ -51,8 +51,7 @@ private:
 
 class GraphEmitter final : public CircleEmitter {
 public:
-  GraphEmitter(const Graph &graph, const Registry &registry, const CompileConfig &config,
-               const std::unordered_set<const Node *> &deferred);
+  GraphEmitter(const Graph &graph, const Registry &registry, const std::unordered_set<const Node *> &deferred);
 
   int32_t tensor(const Value *value) override;
   void alias(const Value *value, int32_t tensor) override;
@@ -60,7 +59,6 @@ public:
   int32_t constant(std::shared_ptr<const TensorData> data, const std::string &name_hint) override;
   void addOperator(circle::BuiltinOperator op, std::vector<int32_t> inputs, std::vector<int32_t> outputs,
                    circle::BuiltinOptionsUnion options = {}) override;
-  const CompileConfig &config() const override { return config_; }
   CircleModel &model() override { return model_; }
 
   // Lowers one node through its highest-priority lowering that supports it and checks that
@@ -89,7 +87,6 @@ private:
 
   const Graph &graph_;
   const Registry &registry_;
-  const CompileConfig &config_;
   const std::unordered_set<const Node *> &deferred_;
   FixedSymbols fixed_;
   CircleModel model_;

@@ -1,5 +1,10 @@
+// The one pass scheduler: strategies, the iteration guard, instrumentation, verify-each and
+// error attribution, written once and instantiated for the ATen-level Graph and for the
+// CircleModel.
 #include "tico/pass/pass_manager.h"
 
+#include "tico/circle/circle_pass.h"
+#include "tico/circle/verify.h"
 #include "tico/support/error.h"
 #include "tico/support/log.h"
 
@@ -20,44 +25,60 @@ const char *strategyName(PassStrategy strategy) {
   return "?";
 }
 
-void PassManager::add(std::string name, std::unique_ptr<Pass> pass) {
-  passes_.push_back(ScheduledPass{std::move(name), std::move(pass)});
+void PassIR<Graph>::verify(const Graph &graph) { graph.verify(); }
+
+void PassIR<CircleModel>::verify(const CircleModel &model) {
+  // Only errors: warnings (an unused tensor a later pass removes) are not a broken model.
+  std::string errors;
+  for (const auto &d : verifyCircleModel(model, CircleVerifyOptions{/*warnings=*/false}))
+    if (d.severity == CircleSeverity::Error)
+      errors += (errors.empty() ? "" : "; ") + d.str();
+  if (!errors.empty())
+    throw Error(errors);
 }
 
-bool PassManager::runOne(ScheduledPass &scheduled, Graph &graph, PassContext &context) {
+template <class IR> BasicPassManager<IR>::BasicPassManager(PassStrategy strategy) : strategy_(strategy) {}
+template <class IR> BasicPassManager<IR>::~BasicPassManager() = default;
+template <class IR> BasicPassManager<IR>::BasicPassManager(BasicPassManager &&) noexcept = default;
+template <class IR> BasicPassManager<IR> &BasicPassManager<IR>::operator=(BasicPassManager &&) noexcept = default;
+
+template <class IR> void BasicPassManager<IR>::add(std::string name, std::unique_ptr<PassType> pass) {
+  passes_.push_back(Scheduled{std::move(name), std::move(pass)});
+}
+
+template <class IR> bool BasicPassManager<IR>::runOne(Scheduled &scheduled, IR &ir, PassContext &context) {
   for (auto *i : instrumentations_)
-    i->beforePass(scheduled.name, graph);
+    i->beforePass(scheduled.name, ir);
   auto start = std::chrono::steady_clock::now();
   bool changed;
   try {
-    changed = scheduled.pass->run(graph, context);
+    changed = scheduled.pass->run(ir, context);
   } catch (const Error &e) {
-    throw Error("pass '" + scheduled.name + "' failed: " + e.what());
+    throw Error(noun_ + " '" + scheduled.name + "' failed: " + e.what());
   } catch (const std::exception &e) {
-    throw Error("pass '" + scheduled.name + "' failed with an unexpected exception: " + e.what());
+    throw Error(noun_ + " '" + scheduled.name + "' failed with an unexpected exception: " + e.what());
   }
   auto elapsed = std::chrono::steady_clock::now() - start;
   // Instrumentations run in reverse order after the pass, like a stack.
   for (auto it = instrumentations_.rbegin(); it != instrumentations_.rend(); ++it)
-    (*it)->afterPass(scheduled.name, graph, changed,
-                     std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed));
+    (*it)->afterPass(scheduled.name, ir, changed, std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed));
   if (verify_each_) {
     try {
-      graph.verify();
+      PassIR<IR>::verify(ir);
     } catch (const Error &e) {
-      throw Error("the graph is invalid after pass '" + scheduled.name + "': " + e.what());
+      throw Error(std::string("the ") + PassIR<IR>::kIRName + " is invalid after " + noun_ + " '" + scheduled.name + "': " + e.what());
     }
   }
-  TICO_DEBUG << "pass " << scheduled.name << (changed ? " changed the graph" : " made no change");
+  TICO_DEBUG << noun_ << " " << scheduled.name << (changed ? " changed the IR" : " made no change");
   return changed;
 }
 
-bool PassManager::run(Graph &graph, PassContext &context) {
+template <class IR> bool BasicPassManager<IR>::run(IR &ir, PassContext &context) {
   bool any_change = false;
   int iterations = 0;
-  // Which passes changed the graph during the most recent iterations, for the cycle report.
+  // Which passes changed the IR during the most recent iterations, for the cycle report.
   std::map<std::string, int> recent_changes;
-  // One changing iteration: a pass that changed the graph (restart) or a sweep in which some
+  // One changing iteration: a pass that changed the IR (restart) or a sweep in which some
   // passes did (until_no_change).
   auto noteChange = [&](const std::vector<std::string> &changed_passes) {
     any_change = true;
@@ -70,21 +91,21 @@ bool PassManager::run(Graph &graph, PassContext &context) {
       for (const auto &[n, count] : recent_changes)
         names += (names.empty() ? "" : ", ") + n + " (" + std::to_string(count) + "x)";
       throw Error("pass pipeline did not converge after " + std::to_string(kMaxIterations) +
-                  " changing iterations (strategy " + strategyName(strategy_) +
-                  "); passes that kept changing the graph in the last iterations: " + names);
+                  " changing iterations (strategy " + strategyName(strategy_) + "); passes that kept changing the " +
+                  PassIR<IR>::kIRName + " in the last iterations: " + names);
     }
   };
 
   switch (strategy_) {
   case PassStrategy::Once:
     for (auto &p : passes_)
-      if (runOne(p, graph, context))
+      if (runOne(p, ir, context))
         any_change = true;
     return any_change;
   case PassStrategy::Restart: {
     std::size_t i = 0;
     while (i < passes_.size()) {
-      if (runOne(passes_[i], graph, context)) {
+      if (runOne(passes_[i], ir, context)) {
         noteChange({passes_[i].name});
         i = 0; // after a change, start again from the first pass
       } else {
@@ -97,7 +118,7 @@ bool PassManager::run(Graph &graph, PassContext &context) {
     for (;;) {
       std::vector<std::string> changed_passes;
       for (auto &p : passes_)
-        if (runOne(p, graph, context))
+        if (runOne(p, ir, context))
           changed_passes.push_back(p.name);
       if (changed_passes.empty())
         break;
@@ -108,5 +129,8 @@ bool PassManager::run(Graph &graph, PassContext &context) {
   }
   return any_change;
 }
+
+template class BasicPassManager<Graph>;
+template class BasicPassManager<CircleModel>;
 
 } // namespace tico

@@ -1,36 +1,42 @@
+// The config alias table: which pass options each of the original converter's CompileConfigV1
+// fields stands for. The pass names are those of the bundled std-passes plugin, which declares
+// the options with the defaults listed here.
 #include "tico/pipeline/compile_config.h"
 
 #include "tico/support/error.h"
 
-#include <array>
-#include <utility>
+#include <algorithm>
 
 namespace tico {
 
-namespace {
-
-// One table maps names to members so fieldNames/set/get cannot drift apart.
-using Field = std::pair<const char *, bool CompileConfig::*>;
-
-const std::array<Field, 7> &fields() {
-  static const std::array<Field, 7> table = {{
-      {"legalize_causal_mask_value", &CompileConfig::legalize_causal_mask_value},
-      {"remove_constant_input", &CompileConfig::remove_constant_input},
-      {"convert_lhs_const_mm_to_fc", &CompileConfig::convert_lhs_const_mm_to_fc},
-      {"convert_rhs_const_mm_to_fc", &CompileConfig::convert_rhs_const_mm_to_fc},
-      {"convert_single_batch_lhs_const_bmm_to_fc",
-       &CompileConfig::convert_single_batch_lhs_const_bmm_to_fc},
-      {"convert_expand_to_slice_cat", &CompileConfig::convert_expand_to_slice_cat},
-      {"eliminate_rank_round_trip", &CompileConfig::eliminate_rank_round_trip},
-  }};
+const std::vector<ConfigAlias> &configAliases() {
+  static const std::vector<ConfigAlias> table = {
+      {"legalize_causal_mask_value", false, {{"legalize-causal-mask-value", "enabled"}}},
+      {"remove_constant_input", false, {{"", "remove_constant_input"}}},
+      {"convert_lhs_const_mm_to_fc", false, {{"convert-matmul-to-linear", "lhs_const"}}},
+      {"convert_rhs_const_mm_to_fc", true, {{"convert-matmul-to-linear", "rhs_const"}}},
+      {"convert_single_batch_lhs_const_bmm_to_fc", false,
+       {{"convert-matmul-to-linear", "single_batch_lhs_const_bmm"}}},
+      {"convert_expand_to_slice_cat", false, {{"convert-expand-to-slice-cat", "enabled"}}},
+      {"eliminate_rank_round_trip", false, {{"eliminate-rank-round-trip-region", "enabled"}}},
+  };
   return table;
 }
 
-bool CompileConfig::*memberOf(const std::string &field) {
-  for (const auto &[name, member] : fields())
-    if (field == name)
-      return member;
+namespace {
+
+const ConfigAlias *findAlias(const std::string &field) {
+  for (const auto &alias : configAliases())
+    if (alias.field == field)
+      return &alias;
   return nullptr;
+}
+
+const ConfigAlias &aliasOrThrow(const std::string &field) {
+  const ConfigAlias *alias = findAlias(field);
+  if (alias == nullptr)
+    throw Error("unknown compile config field '" + field + "'" + didYouMean(field, CompileConfig::fieldNames()));
+  return *alias;
 }
 
 } // namespace
@@ -38,26 +44,33 @@ bool CompileConfig::*memberOf(const std::string &field) {
 const std::vector<std::string> &CompileConfig::fieldNames() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> out;
-    for (const auto &field : fields())
-      out.emplace_back(field.first);
+    for (const auto &alias : configAliases())
+      out.push_back(alias.field);
     return out;
   }();
   return names;
 }
 
 bool CompileConfig::set(const std::string &field, bool value) {
-  bool CompileConfig::*member = memberOf(field);
-  if (member == nullptr)
+  if (findAlias(field) == nullptr)
     return false;
-  this->*member = value;
+  values_[field] = value;
   return true;
 }
 
+std::optional<bool> CompileConfig::find(const std::string &field) const {
+  aliasOrThrow(field);
+  auto it = values_.find(field);
+  return it == values_.end() ? std::nullopt : std::optional<bool>(it->second);
+}
+
 bool CompileConfig::get(const std::string &field) const {
-  bool CompileConfig::*member = memberOf(field);
-  if (member == nullptr)
-    throw Error("unknown compile config field '" + field + "'" + didYouMean(field, fieldNames()));
-  return this->*member;
+  return find(field).value_or(aliasOrThrow(field).default_value);
+}
+
+void CompileConfig::merge(const CompileConfig &other) {
+  for (const auto &[field, value] : other.values_)
+    values_[field] = value;
 }
 
 } // namespace tico

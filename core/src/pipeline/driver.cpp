@@ -22,11 +22,11 @@ std::string extensionOf(const std::string &path) {
   return std::filesystem::path(path).extension().string();
 }
 
-// Collects per-pass times and forwards IR dumps.
-class DriverInstrumentation : public PassInstrumentation {
+// Collects per-pass times, for either IR.
+template <class IR> class TimingInstrumentation : public BasicPassInstrumentation<IR> {
 public:
-  explicit DriverInstrumentation(std::vector<PhaseTiming> *timings) : timings_(timings) {}
-  void afterPass(const std::string &name, const Graph &, bool, std::chrono::nanoseconds elapsed) override {
+  explicit TimingInstrumentation(std::vector<PhaseTiming> *timings) : timings_(timings) {}
+  void afterPass(const std::string &name, const IR &, bool, std::chrono::nanoseconds elapsed) override {
     if (timings_)
       timings_->push_back(PhaseTiming{name, elapsed});
   }
@@ -97,93 +97,10 @@ std::unique_ptr<Graph> loadModel(const Registry &registry, std::shared_ptr<const
   return graph;
 }
 
-bool runStage(const Registry &registry, const CompileConfig &config, const Stage &stage, Graph &graph,
-              bool verify_each, PassInstrumentation *instrumentation) {
-  PassContext context(registry, config);
-  if (stage.kind == StageKind::Quantize) {
-    bool changed = false;
-    for (const auto &inv : stage.passes) {
-      const auto *entry = registry.findQuantizer(inv.name);
-      if (!entry)
-        throw LocatedError(inv.where, "unknown quantizer '" + inv.name + "'" + didYouMean(inv.name, registry.quantizerNames()));
-      auto quantizer = entry->spec.create(Options::resolve("quantizer '" + inv.name + "'", entry->spec.options, inv.options));
-      changed |= quantizer->run(graph, context);
-      if (verify_each)
-        graph.verify();
-    }
-    return changed;
-  }
-  PassManager manager(stage.strategy);
-  manager.setVerifyEach(verify_each);
-  if (instrumentation)
-    manager.addInstrumentation(instrumentation);
-  for (const auto &inv : stage.passes) {
-    const auto *entry = registry.findPass(inv.name);
-    if (!entry)
-      throw LocatedError(inv.where, "unknown pass '" + inv.name + "'" + didYouMean(inv.name, registry.passNames()));
-    manager.add(inv.name, entry->spec.create(Options::resolve("pass '" + inv.name + "'", entry->spec.options, inv.options)));
-  }
-  return manager.run(graph, context);
-}
-
-bool runCircleStage(const Registry &registry, const CompileConfig &config, const Stage &stage, CircleModel &model) {
-  PassContext context(registry, config);
-  std::vector<std::pair<std::string, std::unique_ptr<CirclePass>>> passes;
-  for (const auto &inv : stage.passes) {
-    const auto *entry = registry.findCirclePass(inv.name);
-    if (!entry)
-      throw LocatedError(inv.where, "unknown Circle pass '" + inv.name + "'" +
-                                        didYouMean(inv.name, registry.circlePassNames()));
-    passes.emplace_back(inv.name, entry->spec.create(Options::resolve("Circle pass '" + inv.name + "'",
-                                                                      entry->spec.options, inv.options)));
-  }
-  auto runOne = [&](std::pair<std::string, std::unique_ptr<CirclePass>> &p) {
-    try {
-      return p.second->run(model, context);
-    } catch (const Error &e) {
-      throw Error("Circle pass '" + p.first + "' failed: " + e.what());
-    }
-  };
-  bool any = false;
-  int iterations = 0;
-  auto guard = [&](const std::string &name) {
-    any = true;
-    if (++iterations >= PassManager::kMaxIterations)
-      throw Error("Circle stage '" + stage.name + "' did not converge after " +
-                  std::to_string(PassManager::kMaxIterations) + " changing iterations (last change by '" + name + "')");
-  };
-  switch (stage.strategy) {
-  case PassStrategy::Once:
-    for (auto &p : passes)
-      any |= runOne(p);
-    break;
-  case PassStrategy::Restart:
-    for (std::size_t i = 0; i < passes.size();) {
-      if (runOne(passes[i])) {
-        guard(passes[i].first);
-        i = 0;
-      } else {
-        ++i;
-      }
-    }
-    break;
-  case PassStrategy::UntilNoChange:
-    for (bool changed = true; changed;) {
-      changed = false;
-      for (auto &p : passes)
-        if (runOne(p)) {
-          changed = true;
-          guard(p.first);
-        }
-    }
-    break;
-  }
-  return any;
-}
-
 ConversionResult convert(const Registry &registry, const Manifest &manifest, const ConversionOptions &options) {
   ConversionResult result;
-  const bool verify_each = options.verify_each || manifest.verify_each;
+  const Manifest pipeline = manifest.resolved(); // config aliases in the options, lowering explicit
+  const bool verify_each = options.verify_each || pipeline.verify_each;
 
   auto start = Clock::now();
   std::unique_ptr<Graph> graph;
@@ -202,40 +119,48 @@ ConversionResult convert(const Registry &registry, const Manifest &manifest, con
   if (options.on_stage)
     options.on_stage("frontend", *graph);
 
-  DriverInstrumentation instrumentation(options.time_passes ? &result.pass_timings : nullptr);
-  if (!options.stop_after_frontend) {
-    for (const auto &stage : manifest.stages) {
-      if (stage.kind == StageKind::Circle)
-        continue;
-      if (!stage.when.holds(*graph)) {
-        TICO_INFO << "stage '" << stage.name << "' skipped (condition " << stage.when.str() << " does not hold)";
-        continue;
-      }
-      auto stage_start = Clock::now();
-      bool changed = runStage(registry, manifest.config, stage, *graph, verify_each, &instrumentation);
-      result.timings.push_back({"stage " + stage.name, since(stage_start)});
-      TICO_INFO << "stage '" << stage.name << "' " << (changed ? "changed the graph" : "made no change");
-      if (options.dump_ir)
-        options.dump_ir("after stage " + stage.name, printGraph(*graph));
-      if (options.on_stage)
-        options.on_stage("stage " + stage.name, *graph);
+  std::vector<PhaseTiming> *pass_timings = options.time_passes ? &result.pass_timings : nullptr;
+  TimingInstrumentation<Graph> graph_timing(pass_timings);
+  TimingInstrumentation<CircleModel> model_timing(pass_timings);
+  std::unique_ptr<CircleModel> model;
+  // The stages run in manifest order; resolved() guarantees ATen-level stages, then exactly one
+  // lower stage, then Circle stages.
+  for (const auto &stage : pipeline.stages) {
+    if (stage.kind == StageKind::Lower) {
+      if (options.stop_before_lowering || options.stop_after_frontend)
+        break;
+      const LowerOptions lower =
+          LowerOptions::from(Options::resolve("lower stage '" + stage.name + "'", LowerOptions::specs(), stage.options));
+      auto lower_start = Clock::now();
+      model = std::make_unique<CircleModel>(serializeGraph(*graph, registry, lower));
+      result.timings.push_back({"lowering", since(lower_start)});
+      continue;
     }
+    if (options.stop_after_frontend)
+      continue;
+    // Conditions look at the graph: as it is now, or as it was lowered for Circle stages.
+    if (!stage.when.holds(*graph)) {
+      TICO_INFO << "stage '" << stage.name << "' skipped (condition " << stage.when.str() << " does not hold)";
+      continue;
+    }
+    auto stage_start = Clock::now();
+    if (stage.kind == StageKind::Circle) {
+      bool changed = runStage(registry, stage, *model, verify_each, &model_timing);
+      result.timings.push_back({"circle stage " + stage.name, since(stage_start)});
+      TICO_INFO << "Circle stage '" << stage.name << "' " << (changed ? "changed the model" : "made no change");
+      continue;
+    }
+    bool changed = runStage(registry, stage, *graph, verify_each, &graph_timing);
+    result.timings.push_back({"stage " + stage.name, since(stage_start)});
+    TICO_INFO << "stage '" << stage.name << "' " << (changed ? "changed the graph" : "made no change");
+    if (options.dump_ir)
+      options.dump_ir("after stage " + stage.name, printGraph(*graph));
+    if (options.on_stage)
+      options.on_stage("stage " + stage.name, *graph);
   }
-  if (options.stop_before_lowering || options.stop_after_frontend) {
+  if (!model) {
     result.graph = std::move(graph);
     return result;
-  }
-
-  auto lower_start = Clock::now();
-  auto model = std::make_unique<CircleModel>(serializeGraph(*graph, registry, manifest.config));
-  result.timings.push_back({"lowering", since(lower_start)});
-
-  for (const auto &stage : manifest.stages) {
-    if (stage.kind != StageKind::Circle)
-      continue;
-    auto stage_start = Clock::now();
-    runCircleStage(registry, manifest.config, stage, *model);
-    result.timings.push_back({"circle stage " + stage.name, since(stage_start)});
   }
 
   if (!options.output_path.empty()) {

@@ -58,6 +58,7 @@ public:
         if (!inserted)
           throw LocatedError(stage.where, "duplicate stage name '" + stage.name +
                                               "' (first defined at " + it->second.str() + ")");
+        manifest::checkStageCanFollow(out.stages, stage);
         out.stages.push_back(std::move(stage));
       }
     }
@@ -136,8 +137,20 @@ private:
   Stage readStage(const YAML::Node &node) const {
     if (!node.IsMap())
       error(node, "a stage must be a map with a 'name' and a list of 'passes'");
-    checkKeys(node, {"name", "kind", "strategy", "when", "passes"}, "stage");
     Stage stage;
+    if (YAML::Node kind = node["kind"]) {
+      std::string text = scalarText(kind, "kind");
+      auto parsed = manifest::parseKind(text);
+      if (!parsed)
+        error(kind, "unknown stage kind '" + text + "'; expected passes, quantize, lower or circle" +
+                        didYouMean(text, manifest::kindTexts()));
+      stage.kind = *parsed;
+    }
+    // A lower stage runs the serializer, not a pass list: it takes options only.
+    if (stage.kind == StageKind::Lower)
+      checkKeys(node, {"name", "kind", "options"}, "lower stage");
+    else
+      checkKeys(node, {"name", "kind", "strategy", "when", "passes"}, "stage");
     YAML::Node name = node["name"];
     if (!name || name.IsNull())
       error(node, "stage has no 'name'");
@@ -146,14 +159,8 @@ private:
       error(name, "stage name is empty");
     stage.where = location(name);
 
-    if (YAML::Node kind = node["kind"]) {
-      std::string text = scalarText(kind, "kind");
-      auto parsed = manifest::parseKind(text);
-      if (!parsed)
-        error(kind, "unknown stage kind '" + text + "'; expected passes, quantize or circle" +
-                        didYouMean(text, manifest::kindTexts()));
-      stage.kind = *parsed;
-    }
+    if (YAML::Node options = node["options"])
+      readOptions(options, "lower stage '" + stage.name + "'", stage.options, stage.option_locations);
     if (YAML::Node strategy = node["strategy"]) {
       std::string text = scalarText(strategy, "strategy");
       auto parsed = manifest::parseStrategy(text);
@@ -202,7 +209,7 @@ private:
       error(name, "invalid pass name '" + invocation.name +
                       "' (names use letters, digits, '-', '_' and '.'; options go under 'options')");
     if (YAML::Node options = entry["options"])
-      readOptions(options, invocation);
+      readOptions(options, "pass '" + invocation.name + "'", invocation.options, invocation.option_locations);
     bool enabled = true;
     if (YAML::Node flag = entry["enabled"])
       enabled = boolean(flag, "enabled");
@@ -210,23 +217,25 @@ private:
       out.push_back(std::move(invocation));
   }
 
-  void readOptions(const YAML::Node &options, PassInvocation &invocation) const {
+  // `owner` names what the options belong to ("pass 'x'", "lower stage 'lower'").
+  void readOptions(const YAML::Node &options, const std::string &owner, std::map<std::string, OptionValue> &values,
+                   std::map<std::string, SourceLocation> &locations) const {
     if (options.IsNull())
       return;
     if (!options.IsMap())
-      error(options, "'options' of pass '" + invocation.name + "' must be a map");
+      error(options, "'options' of " + owner + " must be a map");
     std::set<std::string> seen;
     for (auto it = options.begin(); it != options.end(); ++it) {
       // A copy: yaml-cpp's map iterator returns its pair through a temporary proxy, so a
       // reference to it->first dangles once the statement ends (found by the manifest fuzzer).
       const YAML::Node key = it->first;
       if (!key.IsScalar() || !manifest::isIdentifier(key.Scalar()))
-        error(key, "invalid option name in pass '" + invocation.name + "'");
+        error(key, "invalid option name in " + owner);
       const std::string &name = key.Scalar();
       if (!seen.insert(name).second)
-        error(key, "duplicate option '" + name + "' in pass '" + invocation.name + "'");
-      invocation.options.emplace(name, optionValue(key, it->second));
-      invocation.option_locations.emplace(name, location(key, it->second));
+        error(key, "duplicate option '" + name + "' in " + owner);
+      values.emplace(name, optionValue(key, it->second));
+      locations.emplace(name, location(key, it->second));
     }
   }
 

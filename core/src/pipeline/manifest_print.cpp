@@ -1,5 +1,5 @@
-// Canonical YAML for a manifest: every key spelled out (defaults included), option keys in
-// sorted order, strings always quoted. Parsing the output yields an equal manifest, which is
+// Canonical YAML for a manifest: every key spelled out (defaults included; config fields only
+// when set), option keys in sorted order, strings always quoted. Parsing the output yields an equal manifest, which is
 // what lets `--print-pipeline` output serve as a reproducer.
 #include "tico/pipeline/manifest.h"
 
@@ -38,6 +38,17 @@ void emitName(YAML::Emitter &out, const std::string &name) {
   out << name;
 }
 
+void emitOptions(YAML::Emitter &out, const std::map<std::string, OptionValue> &options) {
+  if (options.empty())
+    out << YAML::Flow;
+  out << YAML::BeginMap;
+  for (const auto &[key, value] : options) { // std::map: sorted keys
+    out << YAML::Key << key << YAML::Value;
+    emitValue(out, value);
+  }
+  out << YAML::EndMap;
+}
+
 void emitPass(YAML::Emitter &out, const PassInvocation &pass) {
   if (pass.options.empty()) {
     emitName(out, pass.name);
@@ -46,12 +57,15 @@ void emitPass(YAML::Emitter &out, const PassInvocation &pass) {
   out << YAML::BeginMap;
   out << YAML::Key << "name" << YAML::Value;
   emitName(out, pass.name);
-  out << YAML::Key << "options" << YAML::Value << YAML::BeginMap;
-  for (const auto &[key, value] : pass.options) { // std::map: sorted keys
-    out << YAML::Key << key << YAML::Value;
-    emitValue(out, value);
-  }
-  out << YAML::EndMap << YAML::EndMap;
+  out << YAML::Key << "options" << YAML::Value;
+  emitOptions(out, pass.options);
+  out << YAML::EndMap;
+}
+
+// A lower stage has a name, its kind and its options; nothing else applies to it.
+void emitLowerStage(YAML::Emitter &out, const Stage &stage) {
+  out << YAML::Key << "options" << YAML::Value;
+  emitOptions(out, stage.options);
 }
 
 } // namespace
@@ -60,10 +74,14 @@ std::string Manifest::print() const {
   YAML::Emitter out;
   out << YAML::BeginMap;
   out << YAML::Key << "schema" << YAML::Value << manifest::kSchemaVersion;
-  out << YAML::Key << "config" << YAML::Value << YAML::BeginMap;
-  for (const auto &field : CompileConfig::fieldNames())
-    out << YAML::Key << field << YAML::Value << (config.get(field) ? "true" : "false");
-  out << YAML::EndMap;
+  // Only the fields that were set: the others are no alias for anything.
+  if (!config.empty()) {
+    out << YAML::Key << "config" << YAML::Value << YAML::BeginMap;
+    for (const auto &field : CompileConfig::fieldNames())
+      if (std::optional<bool> value = config.find(field))
+        out << YAML::Key << field << YAML::Value << (*value ? "true" : "false");
+    out << YAML::EndMap;
+  }
   out << YAML::Key << "verify_each" << YAML::Value << (verify_each ? "true" : "false");
   out << YAML::Key << "stages" << YAML::Value;
   if (stages.empty())
@@ -74,6 +92,11 @@ std::string Manifest::print() const {
     out << YAML::Key << "name" << YAML::Value;
     emitName(out, stage.name);
     out << YAML::Key << "kind" << YAML::Value << manifest::kindText(stage.kind);
+    if (stage.kind == StageKind::Lower) {
+      emitLowerStage(out, stage);
+      out << YAML::EndMap;
+      continue;
+    }
     out << YAML::Key << "strategy" << YAML::Value << manifest::strategyText(stage.strategy);
     out << YAML::Key << "when" << YAML::Value << stage.when.str();
     out << YAML::Key << "passes" << YAML::Value;

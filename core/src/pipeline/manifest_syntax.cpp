@@ -16,9 +16,10 @@ struct KindName {
   StageKind kind;
   const char *text;
 };
-constexpr std::array<KindName, 3> kKinds = {{
+constexpr std::array<KindName, 4> kKinds = {{
     {StageKind::Passes, "passes"},
     {StageKind::Quantize, "quantize"},
+    {StageKind::Lower, "lower"},
     {StageKind::Circle, "circle"},
 }};
 
@@ -92,7 +93,7 @@ std::optional<StageKind> parseKind(std::string_view text) {
 }
 
 const std::vector<std::string> &kindTexts() {
-  static const std::vector<std::string> texts = {"passes", "quantize", "circle"};
+  static const std::vector<std::string> texts = {"passes", "quantize", "lower", "circle"};
   return texts;
 }
 

@@ -22,6 +22,11 @@ const char *strategyText(PassStrategy strategy);
 std::optional<PassStrategy> parseStrategy(std::string_view text);
 const std::vector<std::string> &strategyTexts();
 
+// Throws LocatedError (at the misplaced stage) when `next` cannot follow `before`: ATen-level
+// stages run before lowering and Circle stages after it, there is at most one lower stage, and
+// without one the model is lowered right before the first Circle stage. Names are not checked.
+void checkStageCanFollow(const std::vector<Stage> &before, const Stage &next);
+
 // "always", "has-quant-ops", "has-op(<op key>)"; throws tico::Error describing the problem
 // (the caller adds the location).
 StageCondition parseCondition(std::string_view text);

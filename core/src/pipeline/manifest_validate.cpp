@@ -3,6 +3,7 @@
 #include "tico/pipeline/manifest.h"
 
 #include "pipeline/manifest_syntax.h"
+#include "tico/circle/serializer.h"
 #include "tico/plugin/registry.h"
 #include "tico/support/clipped.h"
 
@@ -21,6 +22,8 @@ const char *stageLevel(StageKind kind) {
     return "ATen IR";
   case StageKind::Quantize:
     return "quantization";
+  case StageKind::Lower:
+    return "lowering";
   case StageKind::Circle:
     return "Circle IR";
   }
@@ -56,6 +59,21 @@ std::vector<KindView> kindViews(const Registry &registry) {
   };
 }
 
+// One option at a time, so each problem points at its own option.
+void checkOptions(const std::string &owner, const std::vector<OptionSpec> &specs,
+                  const std::map<std::string, OptionValue> &options,
+                  const std::map<std::string, SourceLocation> &locations, const SourceLocation &where,
+                  std::vector<Problem> &problems) {
+  for (const auto &[key, value] : options) {
+    try {
+      Options::resolve(owner, specs, {{key, value}});
+    } catch (const Error &e) {
+      auto location = locations.find(key);
+      problems.push_back({location == locations.end() ? where : location->second, e.what()});
+    }
+  }
+}
+
 void checkInvocation(const Registry &registry, const std::vector<KindView> &views,
                      const Stage &stage, const PassInvocation &pass,
                      std::vector<Problem> &problems) {
@@ -79,17 +97,8 @@ void checkInvocation(const Registry &registry, const std::vector<KindView> &view
                                         didYouMean(pass.name, own->names)});
     return;
   }
-  // One option at a time, so each problem points at its own option.
-  std::string owner = std::string(own->noun) + " '" + clipped(pass.name) + "'";
-  for (const auto &[key, value] : pass.options) {
-    try {
-      Options::resolve(owner, *specs, {{key, value}});
-    } catch (const Error &e) {
-      auto location = pass.option_locations.find(key);
-      problems.push_back(
-          {location == pass.option_locations.end() ? pass.where : location->second, e.what()});
-    }
-  }
+  checkOptions(std::string(own->noun) + " '" + clipped(pass.name) + "'", *specs, pass.options, pass.option_locations,
+               pass.where, problems);
 }
 
 } // namespace
@@ -97,9 +106,13 @@ void checkInvocation(const Registry &registry, const std::vector<KindView> &view
 void Manifest::validate(const Registry &registry) const {
   std::vector<KindView> views = kindViews(registry);
   std::vector<Problem> problems;
-  for (const auto &stage : stages)
+  for (const auto &stage : stages) {
+    if (stage.kind == StageKind::Lower)
+      checkOptions("lower stage '" + stage.name + "'", LowerOptions::specs(), stage.options, stage.option_locations,
+                   stage.where, problems);
     for (const auto &pass : stage.passes)
       checkInvocation(registry, views, stage, pass, problems);
+  }
   if (problems.empty())
     return;
   std::string message = problems.front().message;

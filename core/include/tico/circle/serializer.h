@@ -3,6 +3,7 @@
 
 #include "tico/circle/model.h"
 #include "tico/ir/graph.h"
+#include "tico/pass/options.h"
 #include "tico/support/error.h"
 
 #include <map>
@@ -12,7 +13,18 @@
 namespace tico {
 
 class Registry;
-struct CompileConfig;
+
+// Options of the lowering step: a manifest's lower stage (`kind: lower`) sets them.
+struct LowerOptions {
+  // Drop user inputs that torch.export specialised to constants from the Circle inputs
+  // (config alias: remove_constant_input).
+  bool remove_constant_input = false;
+
+  // What a lower stage accepts, with defaults and help (validated like pass options).
+  static const std::vector<OptionSpec> &specs();
+  // From options resolved against specs().
+  static LowerOptions from(const Options &options);
+};
 
 // One op the serializer could not lower, with how often it occurs and why.
 struct UnsupportedOp {
@@ -36,8 +48,8 @@ private:
 std::vector<UnsupportedOp> findUnsupportedOps(const Graph &graph, const Registry &registry);
 
 // Builds a one-subgraph Circle model: user inputs in signature order (constant inputs
-// dropped when config.remove_constant_input), non-None user outputs, one lowering call per
+// dropped when options.remove_constant_input), non-None user outputs, one lowering call per
 // node. Throws UnsupportedOpsError before emitting anything when ops are missing.
-CircleModel serializeGraph(const Graph &graph, const Registry &registry, const CompileConfig &config);
+CircleModel serializeGraph(const Graph &graph, const Registry &registry, const LowerOptions &options = {});
 
 } // namespace tico

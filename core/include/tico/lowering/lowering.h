@@ -11,8 +11,6 @@
 
 namespace tico {
 
-struct CompileConfig;
-
 // What a lowering uses to emit Circle: tensors for IR values, new intermediate and constant
 // tensors, and operators. Implemented by the core serializer.
 class CircleEmitter {
@@ -34,7 +32,6 @@ public:
   virtual void addOperator(circle::BuiltinOperator op, std::vector<int32_t> inputs,
                            std::vector<int32_t> outputs, circle::BuiltinOptionsUnion options = {}) = 0;
 
-  virtual const CompileConfig &config() const = 0;
   virtual CircleModel &model() = 0;
 
   // Helpers built on constant().

@@ -12,19 +12,16 @@
 namespace tico {
 
 class Registry;
-struct CompileConfig;
 
-// What a pass can reach while it runs.
+// What a pass can reach while it runs. Switches a pass needs are its own options (declared in
+// its PassSpec), never a global configuration.
 class PassContext {
 public:
-  PassContext(const Registry &registry, const CompileConfig &config)
-      : registry_(registry), config_(config) {}
+  explicit PassContext(const Registry &registry) : registry_(registry) {}
   const Registry &registry() const { return registry_; }
-  const CompileConfig &config() const { return config_; }
 
 private:
   const Registry &registry_;
-  const CompileConfig &config_;
 };
 
 class Pass {

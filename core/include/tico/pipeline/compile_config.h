@@ -1,28 +1,53 @@
-// Compile configuration: the original converter's CompileConfigV1 fields, every one of them
-// consumed by a pass (eliminate_rank_round_trip included, which the original ignored).
+// The manifest's `config:` block: the original converter's CompileConfigV1 field names, kept as
+// aliases. No pass reads a configuration; each field stands for options of the passes (or of
+// the lower stage) that implement it, and Manifest::resolved() writes the field's value into
+// those options wherever the manifest does not set them itself (explicit options win).
 #pragma once
 
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace tico {
 
-struct CompileConfig {
-  // −inf / very negative causal-mask constants become −120 (quantization friendly).
-  bool legalize_causal_mask_value = false;
-  // Drop user inputs that torch.export specialised to constants from the Circle inputs.
-  bool remove_constant_input = false;
-  bool convert_lhs_const_mm_to_fc = false;
-  bool convert_rhs_const_mm_to_fc = true;
-  bool convert_single_batch_lhs_const_bmm_to_fc = false;
-  bool convert_expand_to_slice_cat = false;
-  bool eliminate_rank_round_trip = false;
+// Where one config field lands: option `option` of every entry of pass `pass` in an ATen-level
+// stage, or, when `pass` is empty, option `option` of the lower stage.
+struct ConfigAliasTarget {
+  std::string pass;
+  std::string option;
+};
 
-  // Names of the fields above, for manifest validation and "did you mean" hints.
+struct ConfigAlias {
+  std::string field;
+  bool default_value; // the original's default, equal to the default of the options it sets
+  std::vector<ConfigAliasTarget> targets;
+};
+
+// Every field, in the order of the original's CompileConfigV1 (docs/pipeline.md has the table).
+const std::vector<ConfigAlias> &configAliases();
+
+// The fields a manifest (or a caller: pt2-to-circle's -c file, the Python config= dict) sets.
+// Fields that are not set leave the options to their declared defaults.
+class CompileConfig {
+public:
+  // Names of the fields, for validation and "did you mean" hints.
   static const std::vector<std::string> &fieldNames();
+
   // Sets a field by name; returns false when the name is unknown.
   bool set(const std::string &field, bool value);
-  bool get(const std::string &field) const; // throws tico::Error for an unknown name
+  // The value a field was set to, or nothing. Throws tico::Error for an unknown name.
+  std::optional<bool> find(const std::string &field) const;
+  // The value set, else the field's default. Throws tico::Error for an unknown name.
+  bool get(const std::string &field) const;
+  // Sets every field `other` sets (its values win).
+  void merge(const CompileConfig &other);
+  bool empty() const { return values_.empty(); }
+
+  bool operator==(const CompileConfig &other) const = default;
+
+private:
+  std::map<std::string, bool> values_;
 };
 
 } // namespace tico

@@ -1,4 +1,5 @@
-// One conversion, end to end: frontend -> stages -> serializer -> Circle stages -> file.
+// One conversion, end to end: frontend -> the manifest's stages in their order (ATen-level
+// stages, the lower stage, Circle stages) -> file.
 #pragma once
 
 #include "tico/circle/model.h"
@@ -28,9 +29,10 @@ struct ConversionOptions {
   std::function<void(const std::string &title, const std::string &ir)> dump_ir;
   // Called with the graph after the frontend and after each ATen-level stage (graph pictures).
   std::function<void(const std::string &title, const Graph &graph)> on_stage;
-  // Verify the graph after every pass (also switched on by the manifest's verify_each).
+  // Verify the graph (or the Circle model) after every pass (also switched on by the
+  // manifest's verify_each).
   bool verify_each = false;
-  // Stop after the ATen-level stages and do not serialize (used by --evaluate).
+  // Stop at the lower stage: run the ATen-level stages only (--evaluate, --emit tir).
   bool stop_before_lowering = false;
   // Stop right after the frontend (no stage runs).
   bool stop_after_frontend = false;
@@ -52,15 +54,17 @@ struct ConversionResult {
   std::vector<PhaseTiming> pass_timings; // with time_passes: one entry per pass execution
 };
 
-// Runs one stage of ATen-level passes (kind Passes or Quantize) on `graph`.
-// Returns true when the graph changed.
-bool runStage(const Registry &registry, const CompileConfig &config, const Stage &stage, Graph &graph,
-              bool verify_each, PassInstrumentation *instrumentation = nullptr);
-// Runs one Circle stage on `model`. Returns true when the model changed.
-bool runCircleStage(const Registry &registry, const CompileConfig &config, const Stage &stage,
-                    CircleModel &model);
+// Runs one ATen-level stage (kind passes or quantize) on `graph` through a PassManager with the
+// stage's strategy; returns true when the graph changed. The options are taken as written:
+// config aliases are applied by Manifest::resolved().
+bool runStage(const Registry &registry, const Stage &stage, Graph &graph, bool verify_each = false,
+              PassInstrumentation *instrumentation = nullptr);
+// Runs one Circle stage on `model` through a CirclePassManager; returns true when it changed.
+bool runStage(const Registry &registry, const Stage &stage, CircleModel &model, bool verify_each = false,
+              CirclePassInstrumentation *instrumentation = nullptr);
 
-// Throws tico::Error (including UnsupportedOpsError); never leaves a partial output file.
+// Runs manifest.resolved(). Throws tico::Error (including UnsupportedOpsError); never leaves a
+// partial output file.
 ConversionResult convert(const Registry &registry, const Manifest &manifest,
                          const ConversionOptions &options);
 
