@@ -2,6 +2,7 @@
 // through the plugin pipeline described by a YAML manifest.
 #include "tool.h"
 
+#include "tico/circle/verify.h"
 #include "tico/ir/text.h"
 #include "tico/support/error.h"
 #include "tico/support/file.h"
@@ -161,6 +162,7 @@ int run(int argc, char **argv) {
   tico::ConversionOptions options;
   options.input_path = input;
   options.verify_each = verify_each;
+  options.verify_circle = tico::requireValidCircleModel;
   options.time_passes = time_passes;
   options.stop_after_frontend = stop_after == "frontend";
   options.stop_before_lowering = do_evaluate || emit == "tir";

@@ -111,4 +111,14 @@ int32_t builtinCodeOf(const CircleModel &model, const CircleOperator &op) {
 }
 
 } // namespace circle_verify
+
+void requireValidCircleModel(const CircleModel &model) {
+  std::string errors;
+  for (const auto &d : verifyCircleModel(model, CircleVerifyOptions{/*warnings=*/false}))
+    if (d.severity == CircleSeverity::Error)
+      errors += (errors.empty() ? "" : "; ") + d.str();
+  if (!errors.empty())
+    throw Error(errors);
+}
+
 } // namespace tico

@@ -2,6 +2,7 @@
 // conditions, quantizers and Circle passes are invoked through their ABIs, options reach the
 // plugins, IR dumps and timings are produced, and the output is written atomically.
 #include "pt2/torch_op_table.h"
+#include "tico/circle/verify.h"
 #include "tico/circle/circle_pass.h"
 #include "tico/lowering/lowering.h"
 #include "tico/pipeline/driver.h"
@@ -320,6 +321,9 @@ TEST_F(DriverTest, CircleStagesShareTheGuardErrorsAndVerification) {
       << spin;
   EXPECT_EQ(errorOf("  - name: c\n    kind: circle\n    passes: [throw]\n"), "Circle pass 'throw' failed: no room left");
   EXPECT_EQ(errorOf("  - name: c\n    kind: circle\n    strategy: once\n    passes: [dangle]\n"), "<no error>");
+  // The core has no Circle verifier: without one from the host, verify-each cannot check.
+  EXPECT_EQ(errorOf("  - name: c\n    kind: circle\n    strategy: once\n    passes: [dangle]\n", true), "<no error>");
+  options.verify_circle = requireValidCircleModel;
   const std::string broken = errorOf("  - name: c\n    kind: circle\n    strategy: once\n    passes: [dangle]\n", true);
   EXPECT_EQ(broken.rfind("the Circle model is invalid after Circle pass 'dangle': ERROR [", 0), 0u) << broken;
 }

@@ -4,11 +4,11 @@
 #include "tico/pass/pass_manager.h"
 
 #include "tico/circle/circle_pass.h"
-#include "tico/circle/verify.h"
 #include "tico/support/error.h"
 #include "tico/support/log.h"
 
 #include <map>
+#include <type_traits>
 #include <vector>
 
 namespace tico {
@@ -26,16 +26,6 @@ const char *strategyName(PassStrategy strategy) {
 }
 
 void PassIR<Graph>::verify(const Graph &graph) { graph.verify(); }
-
-void PassIR<CircleModel>::verify(const CircleModel &model) {
-  // Only errors: warnings (an unused tensor a later pass removes) are not a broken model.
-  std::string errors;
-  for (const auto &d : verifyCircleModel(model, CircleVerifyOptions{/*warnings=*/false}))
-    if (d.severity == CircleSeverity::Error)
-      errors += (errors.empty() ? "" : "; ") + d.str();
-  if (!errors.empty())
-    throw Error(errors);
-}
 
 template <class IR> BasicPassManager<IR>::BasicPassManager(PassStrategy strategy) : strategy_(strategy) {}
 template <class IR> BasicPassManager<IR>::~BasicPassManager() = default;
@@ -64,7 +54,10 @@ template <class IR> bool BasicPassManager<IR>::runOne(Scheduled &scheduled, IR &
     (*it)->afterPass(scheduled.name, ir, changed, std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed));
   if (verify_each_) {
     try {
-      PassIR<IR>::verify(ir);
+      if (verifier_)
+        verifier_(ir);
+      else if constexpr (std::is_same_v<IR, Graph>)
+        PassIR<Graph>::verify(ir);
     } catch (const Error &e) {
       throw Error(std::string("the ") + PassIR<IR>::kIRName + " is invalid after " + noun_ + " '" + scheduled.name + "': " + e.what());
     }

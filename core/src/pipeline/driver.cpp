@@ -145,7 +145,7 @@ ConversionResult convert(const Registry &registry, const Manifest &manifest, con
     }
     auto stage_start = Clock::now();
     if (stage.kind == StageKind::Circle) {
-      bool changed = runStage(registry, stage, *model, verify_each, &model_timing);
+      bool changed = runStage(registry, stage, *model, verify_each, &model_timing, options.verify_circle);
       result.timings.push_back({"circle stage " + stage.name, since(stage_start)});
       TICO_INFO << "Circle stage '" << stage.name << "' " << (changed ? "changed the model" : "made no change");
       continue;

@@ -74,11 +74,13 @@ bool runStage(const Registry &registry, const Stage &stage, Graph &graph, bool v
 }
 
 bool runStage(const Registry &registry, const Stage &stage, CircleModel &model, bool verify_each,
-              CirclePassInstrumentation *instrumentation) {
+              CirclePassInstrumentation *instrumentation, const std::function<void(const CircleModel &)> &verifier) {
   if (stage.kind != StageKind::Circle)
     throw LocatedError(stage.where, "stage '" + stage.name + "' (kind " + manifest::kindText(stage.kind) +
                                         ") does not run on a Circle model");
   CirclePassManager manager = managerFor<CircleModel>(stage, verify_each, instrumentation);
+  if (verifier)
+    manager.setVerifier(verifier);
   for (const auto &invocation : stage.passes)
     manager.add(invocation.name, createCirclePass(registry, invocation));
   PassContext context(registry);

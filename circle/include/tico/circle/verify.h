@@ -44,6 +44,10 @@ struct CircleVerifyOptions {
 // All findings, errors and warnings interleaved in model order (subgraph by subgraph).
 std::vector<CircleDiagnostic> verifyCircleModel(const CircleModel &model,
                                                 const CircleVerifyOptions &options = {});
+// Throws tico::Error listing the model's verifier errors ("; "-separated; warnings ignored: an
+// unused tensor a later pass removes is not a broken model). What `--verify-each` runs after
+// each Circle pass (ConversionOptions::verify_circle).
+void requireValidCircleModel(const CircleModel &model);
 
 std::size_t countDiagnostics(const std::vector<CircleDiagnostic> &diagnostics, CircleSeverity severity);
 

@@ -32,6 +32,9 @@ struct ConversionOptions {
   // Verify the graph (or the Circle model) after every pass (also switched on by the
   // manifest's verify_each).
   bool verify_each = false;
+  // With verify_each, the check run on the Circle model after every Circle pass (the core has
+  // no Circle verifier; tico-run passes libtico-circle's). Empty: Circle models are not checked.
+  std::function<void(const CircleModel &)> verify_circle;
   // Stop at the lower stage: run the ATen-level stages only (--evaluate, --emit tir).
   bool stop_before_lowering = false;
   // Stop right after the frontend (no stage runs).
@@ -60,8 +63,10 @@ struct ConversionResult {
 bool runStage(const Registry &registry, const Stage &stage, Graph &graph, bool verify_each = false,
               PassInstrumentation *instrumentation = nullptr);
 // Runs one Circle stage on `model` through a CirclePassManager; returns true when it changed.
+// With verify_each, `verifier` checks the model after every pass (none: not checked).
 bool runStage(const Registry &registry, const Stage &stage, CircleModel &model, bool verify_each = false,
-              CirclePassInstrumentation *instrumentation = nullptr);
+              CirclePassInstrumentation *instrumentation = nullptr,
+              const std::function<void(const CircleModel &)> &verifier = {});
 
 // Runs manifest.resolved(). Throws tico::Error (including UnsupportedOpsError); never leaves a
 // partial output file.
