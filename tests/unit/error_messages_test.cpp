@@ -166,5 +166,12 @@ TEST(ErrorMessageUnits, TextIrIntegerOutOfRange) {
             "<input>:2:17: error: integer 99999999999999999999 does not fit in 64 bits");
 }
 
+// Found by the text-ir fuzzer: a long integer in a symbolic dimension overflowed (UBSan).
+TEST(ErrorMessageUnits, SymbolicDimIntegerOutOfRange) {
+  const std::string message =
+      messageOf([] { parseGraph("graph @main {\n  input %x: f32[s0 + 77777777777777777777]\n  return %x\n}\n"); });
+  EXPECT_NE(message.find("integer 77777777777777777777 does not fit in 64 bits"), std::string::npos) << message;
+}
+
 } // namespace
 } // namespace tico

@@ -1,10 +1,13 @@
 #include "tico/ir/sym_expr.h"
 
+#include "tico/support/checked.h"
+#include "tico/support/clipped.h"
 #include "tico/support/error.h"
 
 #include <algorithm>
 #include <cctype>
 #include <memory>
+#include <optional>
 #include <set>
 
 namespace tico {
@@ -55,7 +58,7 @@ public:
 
 private:
   [[noreturn]] void fail(const std::string &why) {
-    throw Error("malformed symbolic expression '" + std::string(text_) + "': " + why);
+    throw Error("malformed symbolic expression '" + clipped(text_) + "': " + why);
   }
   void skip() {
     while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_])))
@@ -111,10 +114,21 @@ private:
       return e;
     }
     if (std::isdigit(static_cast<unsigned char>(c))) {
-      int64_t v = 0;
+      const std::size_t start = pos_;
       while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_])))
-        v = v * 10 + (text_[pos_++] - '0');
-      return make(K::Int, {}, v);
+        ++pos_;
+      const std::string_view digits = text_.substr(start, pos_ - start);
+      // Checked: a long literal used to overflow silently (undefined behaviour; text-ir fuzzer).
+      std::optional<int64_t> v = 0;
+      for (char d : digits) {
+        if (v)
+          v = checkedMul(*v, 10);
+        if (v)
+          v = checkedAdd(*v, d - '0');
+      }
+      if (!v)
+        fail("integer " + clipped(digits) + " does not fit in 64 bits");
+      return make(K::Int, {}, *v);
     }
     if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
       std::size_t start = pos_;
