@@ -2,6 +2,7 @@
 // .npy data, unterminated YAML quotes, the errno of a plugin that cannot be opened.
 #include "plugin/elf_probe.h"
 #include "tico/eval/npy.h"
+#include "tico/ir/sym_expr.h"
 #include "tico/ir/tensor_data.h"
 #include "tico/ir/text.h"
 #include "tico/pipeline/manifest.h"
@@ -171,6 +172,11 @@ TEST(ErrorMessageUnits, SymbolicDimIntegerOutOfRange) {
   const std::string message =
       messageOf([] { parseGraph("graph @main {\n  input %x: f32[s0 + 77777777777777777777]\n  return %x\n}\n"); });
   EXPECT_NE(message.find("integer 77777777777777777777 does not fit in 64 bits"), std::string::npos) << message;
+  // A product past int64 has no value: the dimension gets the default hint instead of a
+  // wrapped number (it was signed overflow).
+  EXPECT_EQ(SymExpr::parse("777777777777777777*7777777777").evaluate({}), std::nullopt);
+  EXPECT_EQ(SymExpr::parse("9223372036854775807 + 1").evaluate({}), std::nullopt);
+  EXPECT_EQ(SymExpr::parse("6*7").evaluate({}), 42);
 }
 
 } // namespace

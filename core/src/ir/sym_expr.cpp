@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <set>
@@ -215,7 +216,7 @@ std::optional<int64_t> eval(const NodePtr &n, const std::map<std::string, int64_
   }
   case K::Neg: {
     auto v = eval(n->args[0], b);
-    if (!v)
+    if (!v || *v == std::numeric_limits<int64_t>::min())
       return std::nullopt;
     return -*v;
   }
@@ -234,17 +235,19 @@ std::optional<int64_t> eval(const NodePtr &n, const std::map<std::string, int64_
     auto l = eval(n->args[0], b), r = eval(n->args[1], b);
     if (!l || !r)
       return std::nullopt;
+    // A result past int64 has no value (undefined behaviour before; text-ir fuzzer).
+    constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
     switch (n->kind) {
     case K::Add:
-      return *l + *r;
+      return checkedAdd(*l, *r);
     case K::Sub:
-      return *l - *r;
+      return *r == kMin ? std::nullopt : checkedAdd(*l, -*r);
     case K::Mul:
-      return *l * *r;
+      return checkedMul(*l, *r);
     case K::FloorDiv:
-      return floorDiv(*l, *r);
+      return *l == kMin && *r == -1 ? std::nullopt : std::optional<int64_t>(floorDiv(*l, *r));
     case K::Mod:
-      return floorMod(*l, *r);
+      return *l == kMin && *r == -1 ? std::optional<int64_t>(0) : std::optional<int64_t>(floorMod(*l, *r));
     default:
       return std::nullopt;
     }
