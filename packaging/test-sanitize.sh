@@ -17,6 +17,12 @@ select+=" or (test_interpreter and (Conv2d- or Linear- or Softmax or LayerNorm o
 select+=" or Embedding or Attention or ResNet18Style or BertEncoderLayer or LlamaDecoderLayer))"
 select+=" or (test_evaluator_pipeline and (ResNet18Style or BertEncoderLayer or LlamaDecoderLayer))"
 
+# Set before building: the build runs instrumented code too (gtest test discovery, fixtures).
+# detect_leaks: plugins stay loaded for the process lifetime on purpose (docs/plugins.md), and
+# what they allocate stays reachable; a real leak is still reported.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_init_order=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+
 cmake -S "$repo" -B "$build" -G Ninja \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" \
@@ -29,10 +35,6 @@ cmake -S "$repo" -B "$build" -G Ninja \
   -DTICO_E2E_SELECT="$select"
 cmake --build "$build" -j "$jobs"
 
-# detect_leaks: plugins stay loaded for the process lifetime on purpose (docs/plugins.md), and
-# what they allocate stays reachable; a real leak is still reported.
-export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_init_order=1}"
-export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 cd "$build"
 ctest --output-on-failure -j "${TICO_TEST_JOBS:-2}" -L '^(unit|lit|circle-tools)$'
 ctest --output-on-failure -R '^e2e$'

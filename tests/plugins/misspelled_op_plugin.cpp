@@ -1,4 +1,4 @@
-// A plugin whose op keys are misspelt: a lowering of `aten::rleu.default` (relu) and a rule
+// A plugin whose op keys are misspelt: a lowering of `aten::rellu.default` (relu) and a rule
 // table entry for `aten::add.Tensr`. Each would register silently and never fire; the loader
 // must report both once all plugins are loaded (Registry::checkOpReferences).
 #include "tico/lowering/lowering.h"
@@ -14,7 +14,7 @@ public:
 };
 
 void registerAll(tico::Registrar &registrar) {
-  registrar.addLowering({tico::OpKey("aten", "rleu", "default"), "identity", 0,
+  registrar.addLowering({tico::OpKey("aten", "rellu", "default"), "identity", 0,
                          std::make_shared<IdentityLowering>()});
   registrar.addOpReference(tico::OpKey("aten", "add", "Tensr"), "a rewrite rule");
 }

@@ -22,6 +22,9 @@ public:
 void registerAll(tico::Registrar &registrar) {
   registrar.addPass({"test.second-pass", "does nothing", {},
                      [](const tico::Options &) { return std::make_unique<KeepGraphPass>(); }});
+  // The op is test-good's; declaring the same schema keeps this plugin loadable alone (every
+  // op a lowering names must be known once plugins are loaded).
+  registrar.addOpSchema("test_ns::good_op(Tensor self) -> Tensor");
   registrar.addLowering({tico::OpKey("test_ns", "good_op"), "identity, preferred", 10,
                          std::make_shared<IdentityLowering>()});
 }

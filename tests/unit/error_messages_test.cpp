@@ -2,6 +2,7 @@
 // .npy data, unterminated YAML quotes, the errno of a plugin that cannot be opened.
 #include "plugin/elf_probe.h"
 #include "tico/io/npy.h"
+#include "tico/ir/sym_expr.h"
 #include "tico/ir/tensor_data.h"
 #include "tico/ir/text.h"
 #include "tico/pipeline/manifest.h"
@@ -69,7 +70,7 @@ TEST(ErrorMessageUnits, TensorDataSizeOverflowIsNamed) {
 // A version 1.0 .npy file of float32 [2] holding `data`.
 std::string npyFloat2(const std::string &data) {
   std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }";
-  header.append(64 - 10 - header.size() - 1, ' ');
+  header.append(128 - 10 - header.size() - 1, ' ');
   header += '\n';
   return std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(header.size()) + '\0' + header + data;
 }
@@ -87,13 +88,15 @@ TEST(ErrorMessageUnits, NpyWithTrailingBytesIsRefused) {
 
 TEST(ErrorMessageUnits, NpyShapeOverflowIsNamed) {
   const fs::path path = scratch("huge.npy");
-  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (4611686018427387904, 4), }";
+  // Each dimension fits (the header parser refuses more than 18 digits); their product does not.
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (999999999999999999, 999999999999999999), }";
   header.append(128 - 10 - header.size() - 1, ' ');
   header += '\n';
   std::ofstream(path, std::ios::binary) << std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(header.size()) +
                                                '\0' + header;
   EXPECT_EQ(messageOf([&] { readNpy(path.string()); }),
-            "'" + path.string() + "': shape [4611686018427387904, 4] has an element count that overflows int64");
+            "'" + path.string() + "': shape [999999999999999999, 999999999999999999] has an element count that "
+                                  "overflows int64");
   fs::remove(path);
 }
 
@@ -159,9 +162,21 @@ TEST(ErrorMessageUnits, TextIrIntegerOutOfRange) {
   const std::string graph = "graph @main {\n  input %x: f32[4, 3]\n"
                             "  %s: f32[4, 3] = aten::slice.Tensor(%x, 0, 0, 9223372063854775807)\n  return %s\n}\n";
   EXPECT_EQ(messageOf([&] { parseGraph(graph); }),
-            "<input>:3:47: error: integer 9223372063854775807 does not fit in 64 bits");
+            "<input>:3:48: error: integer 9223372063854775807 does not fit in 64 bits");
   EXPECT_EQ(messageOf([&] { parseGraph("graph @main {\n  input %x: f32[99999999999999999999]\n  return %x\n}\n"); }),
-            "<input>:2:16: error: integer 99999999999999999999 does not fit in 64 bits");
+            "<input>:2:17: error: integer 99999999999999999999 does not fit in 64 bits");
+}
+
+// Found by the text-ir fuzzer: a long integer in a symbolic dimension overflowed (UBSan).
+TEST(ErrorMessageUnits, SymbolicDimIntegerOutOfRange) {
+  const std::string message =
+      messageOf([] { parseGraph("graph @main {\n  input %x: f32[s0 + 77777777777777777777]\n  return %x\n}\n"); });
+  EXPECT_NE(message.find("integer 77777777777777777777 does not fit in 64 bits"), std::string::npos) << message;
+  // A product past int64 has no value: the dimension gets the default hint instead of a
+  // wrapped number (it was signed overflow).
+  EXPECT_EQ(SymExpr::parse("777777777777777777*7777777777").evaluate({}), std::nullopt);
+  EXPECT_EQ(SymExpr::parse("9223372036854775807 + 1").evaluate({}), std::nullopt);
+  EXPECT_EQ(SymExpr::parse("6*7").evaluate({}), 42);
 }
 
 } // namespace

@@ -418,7 +418,7 @@ TEST(DiscoveryTest, MisspeltOpKeyIsALoadError) {
   } catch (const Error &e) {
     std::string from = "plugin 'test-misspelled-op 1.0 (" + canonical(dir + "/libtico-a-misspelled.so") + ")'";
     EXPECT_CONTAINS(e.what(), "unknown op keys");
-    EXPECT_CONTAINS(e.what(), from + " names unknown op 'aten::rleu.default' in a lowering "
+    EXPECT_CONTAINS(e.what(), from + " names unknown op 'aten::rellu.default' in a lowering "
                                      "(did you mean 'aten::relu.default'?)");
     EXPECT_CONTAINS(e.what(), from + " names unknown op 'aten::add.Tensr' in a rewrite rule "
                                      "(did you mean 'aten::add.Tensor'?)");
@@ -435,7 +435,7 @@ TEST(LoaderTest, MisspeltOpKeyOfAnExtraPluginIsReportedByTheCheck) {
     registry.checkOpReferences();
     FAIL() << "expected an error";
   } catch (const Error &e) {
-    EXPECT_CONTAINS(e.what(), "'aten::rleu.default' in a lowering (did you mean 'aten::relu.default'?)");
+    EXPECT_CONTAINS(e.what(), "'aten::rellu.default' in a lowering (did you mean 'aten::relu.default'?)");
   }
 }
 

@@ -139,11 +139,14 @@ TEST(Pt2Program, SignatureKinds) {
               })),
               "(loss_output): training (joint forward-backward) programs are not supported");
 
-  // Constant inputs and mutation outputs are kept.
+  // Constant inputs and mutation outputs are kept. Each spec has its graph input or output,
+  // as torch writes them (the frontend checks that the two lists agree).
   auto graph = load(editedLinear([](Json &p) {
     auto &sig = p["graph_module"]["signature"];
     sig["input_specs"].push_back({{"constant_input", {{"name", "flag"}, {"value", {{"as_bool", true}}}}}});
+    p["graph_module"]["graph"]["inputs"].push_back({{"as_bool", true}});
     sig["output_specs"].push_back({{"user_input_mutation", {{"arg", {{"name", "linear"}}}, {"user_input_name", "x"}}}});
+    p["graph_module"]["graph"]["outputs"].push_back({{"as_tensor", {{"name", "linear"}}}});
   }));
   const auto &in = graph->inputs().back();
   EXPECT_EQ(in.kind, tico::InputKind::ConstantInput);

@@ -1,10 +1,14 @@
 #include "tico/ir/sym_expr.h"
 
+#include "tico/support/checked.h"
+#include "tico/support/clipped.h"
 #include "tico/support/error.h"
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 #include <memory>
+#include <optional>
 #include <set>
 
 namespace tico {
@@ -55,7 +59,7 @@ public:
 
 private:
   [[noreturn]] void fail(const std::string &why) {
-    throw Error("malformed symbolic expression '" + std::string(text_) + "': " + why);
+    throw Error("malformed symbolic expression '" + clipped(text_) + "': " + why);
   }
   void skip() {
     while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_])))
@@ -111,10 +115,21 @@ private:
       return e;
     }
     if (std::isdigit(static_cast<unsigned char>(c))) {
-      int64_t v = 0;
+      const std::size_t start = pos_;
       while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_])))
-        v = v * 10 + (text_[pos_++] - '0');
-      return make(K::Int, {}, v);
+        ++pos_;
+      const std::string_view digits = text_.substr(start, pos_ - start);
+      // Checked: a long literal used to overflow silently (undefined behaviour; text-ir fuzzer).
+      std::optional<int64_t> v = 0;
+      for (char d : digits) {
+        if (v)
+          v = checkedMul(*v, 10);
+        if (v)
+          v = checkedAdd(*v, d - '0');
+      }
+      if (!v)
+        fail("integer " + clipped(digits) + " does not fit in 64 bits");
+      return make(K::Int, {}, *v);
     }
     if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
       std::size_t start = pos_;
@@ -201,7 +216,7 @@ std::optional<int64_t> eval(const NodePtr &n, const std::map<std::string, int64_
   }
   case K::Neg: {
     auto v = eval(n->args[0], b);
-    if (!v)
+    if (!v || *v == std::numeric_limits<int64_t>::min())
       return std::nullopt;
     return -*v;
   }
@@ -220,17 +235,19 @@ std::optional<int64_t> eval(const NodePtr &n, const std::map<std::string, int64_
     auto l = eval(n->args[0], b), r = eval(n->args[1], b);
     if (!l || !r)
       return std::nullopt;
+    // A result past int64 has no value (undefined behaviour before; text-ir fuzzer).
+    constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
     switch (n->kind) {
     case K::Add:
-      return *l + *r;
+      return checkedAdd(*l, *r);
     case K::Sub:
-      return *l - *r;
+      return *r == kMin ? std::nullopt : checkedAdd(*l, -*r);
     case K::Mul:
-      return *l * *r;
+      return checkedMul(*l, *r);
     case K::FloorDiv:
-      return floorDiv(*l, *r);
+      return *l == kMin && *r == -1 ? std::nullopt : std::optional<int64_t>(floorDiv(*l, *r));
     case K::Mod:
-      return floorMod(*l, *r);
+      return *l == kMin && *r == -1 ? std::optional<int64_t>(0) : std::optional<int64_t>(floorMod(*l, *r));
     default:
       return std::nullopt;
     }

@@ -25,7 +25,6 @@ std::unique_ptr<Graph> GraphBuilder::build() {
   const Json &module = asObject(field(program_, "graph_module", "exported program"), "graph_module");
   graph_json_ = &asObject(field(module, "graph", "graph_module"), "graph_module.graph");
   const Json &signature = asObject(field(module, "signature", "graph_module"), "graph_module.signature");
-  checkSignatureMatchesGraph(*graph_json_, signature);
 
   graph_ = std::make_unique<Graph>();
   graph_->setSchemas(&schemas_);
@@ -37,6 +36,8 @@ std::unique_ptr<Graph> GraphBuilder::build() {
   readInputs(asArray(field(signature, "input_specs", "signature"), "signature.input_specs"));
   readNodes(asArray(field(*graph_json_, "nodes", "graph"), "graph.nodes"));
   readOutputs(asArray(field(signature, "output_specs", "signature"), "signature.output_specs"));
+  // After the specs are read, so a spec tico does not support is reported as such first.
+  checkSignatureMatchesGraph(*graph_json_, signature);
   return std::move(graph_);
 }
 
