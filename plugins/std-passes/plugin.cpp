@@ -1,5 +1,6 @@
 // libtico-std-passes: the generic legalization passes of the default pipeline.
 #include "passes.h"
+#include "type_rules.h"
 
 #include "tico/plugin/plugin.h"
 
@@ -7,6 +8,8 @@ namespace {
 
 void registerAll(tico::Registrar &r) {
   using namespace tico::passes;
+  // The result-type rules of ATen ops, which the node builder of every plugin types with.
+  registerTypeRules(r);
   registerRemoveDeadCode(r);
   registerFoldConstantViews(r);
   registerFunctionalize(r);

@@ -140,6 +140,13 @@ const Registered<EvaluatorSpec> *Registry::evaluator() const {
   return evaluators_.empty() ? nullptr : &evaluators_.front();
 }
 
+const Registered<TypeRuleSpec> *Registry::findTypeRule(const OpKey &op) const {
+  auto it = type_rules_.find(op.str());
+  if (it == type_rules_.end())
+    it = type_rules_.find(op.qualifiedName());
+  return it == type_rules_.end() ? nullptr : &it->second;
+}
+
 std::vector<std::string> Registry::passNames() const { return keysOf(passes_); }
 std::vector<std::string> Registry::circlePassNames() const { return keysOf(circle_passes_); }
 std::vector<std::string> Registry::quantizerNames() const { return keysOf(quantizers_); }
@@ -214,12 +221,29 @@ void Registry::addOpSchema(const std::string &schema_text, const Provenance &fro
   schema_providers_.emplace(std::move(key), from);
 }
 
+void Registry::addTypeRule(TypeRuleSpec spec, const Provenance &from) {
+  const std::size_t colons = spec.op.find("::");
+  const std::size_t dot = spec.op.find('.', colons == std::string::npos ? 0 : colons + 2);
+  if (colons == std::string::npos || colons == 0 || colons + 2 >= spec.op.size() || dot == colons + 2 ||
+      (dot != std::string::npos && dot + 1 == spec.op.size()))
+    throw Error("type rule key '" + spec.op + "' (from '" + from.str() +
+                "') is not an op name: expected 'ns::name' or 'ns::name.overload'");
+  if (!spec.rule)
+    throw Error("type rule of '" + spec.op + "' (from '" + from.str() + "') has no function");
+  auto it = type_rules_.find(spec.op);
+  if (it != type_rules_.end())
+    throw Error(conflict("type rule '" + spec.op + "'", it->second.from, from));
+  std::string key = spec.op;
+  type_rules_.emplace(std::move(key), Registered<TypeRuleSpec>{std::move(spec), from});
+}
+
 void Registry::merge(const Registry &staged) {
   std::vector<std::string> conflicts;
   collectNamedConflicts(passes_, staged.passes_, "pass", conflicts);
   collectNamedConflicts(circle_passes_, staged.circle_passes_, "Circle pass", conflicts);
   collectNamedConflicts(quantizers_, staged.quantizers_, "quantizer", conflicts);
   collectNamedConflicts(frontends_, staged.frontends_, "frontend", conflicts);
+  collectNamedConflicts(type_rules_, staged.type_rules_, "type rule", conflicts);
   for (const auto &[op, candidates] : staged.lowerings_) {
     auto existing = lowerings_.find(op);
     if (existing == lowerings_.end())
@@ -263,6 +287,8 @@ void Registry::merge(const Registry &staged) {
       insertLowering(lowerings_[op], entry);
   for (const auto &entry : staged.evaluators_)
     evaluators_.push_back(entry);
+  for (const auto &[op, entry] : staged.type_rules_)
+    type_rules_.emplace(op, entry);
   for (const auto &key : new_schemas) {
     schemas_.add(*staged.schemas_.find(key));
     schema_providers_.emplace(key, staged.schema_providers_.at(key));

@@ -11,6 +11,7 @@
 #include "tico/lowering/lowering_spec.h"
 #include "tico/pass/pass.h"
 #include "tico/quant/quantizer.h"
+#include "tico/rewrite/type_rule.h"
 
 #include <map>
 #include <memory>
@@ -45,6 +46,8 @@ public:
   std::vector<const Registered<LoweringSpec> *> findLowerings(const OpKey &op) const;
   // The first evaluator registered (null when no evaluator plugin is loaded).
   const Registered<EvaluatorSpec> *evaluator() const;
+  // The type rule for `op`: its exact overload's, else its op name's; null when none.
+  const Registered<TypeRuleSpec> *findTypeRule(const OpKey &op) const;
 
   const std::map<std::string, Registered<PassSpec>> &passes() const { return passes_; }
   const std::map<std::string, Registered<CirclePassSpec>> &circlePasses() const { return circle_passes_; }
@@ -52,6 +55,7 @@ public:
   const std::map<std::string, Registered<FrontendSpec>> &frontends() const { return frontends_; }
   const std::map<OpKey, std::vector<Registered<LoweringSpec>>> &lowerings() const { return lowerings_; }
   const std::vector<Registered<EvaluatorSpec>> &evaluators() const { return evaluators_; }
+  const std::map<std::string, Registered<TypeRuleSpec>> &typeRules() const { return type_rules_; }
 
   std::vector<std::string> passNames() const;
   std::vector<std::string> circlePassNames() const;
@@ -70,6 +74,8 @@ public:
   void addLowering(LoweringSpec spec, const Provenance &from);
   void addEvaluator(EvaluatorSpec spec, const Provenance &from);
   void addOpSchema(const std::string &schema_text, const Provenance &from);
+  // `spec.op` is "ns::name" (every overload) or "ns::name.overload"; one rule per key.
+  void addTypeRule(TypeRuleSpec spec, const Provenance &from);
 
   // Adds every entry of `staged` (a registry one plugin registered into) to this one. Checks
   // all entries first: on any conflict it throws tico::Error listing every conflict, one per
@@ -83,6 +89,7 @@ private:
   std::map<std::string, Registered<FrontendSpec>> frontends_;
   std::map<OpKey, std::vector<Registered<LoweringSpec>>> lowerings_;
   std::vector<Registered<EvaluatorSpec>> evaluators_;
+  std::map<std::string, Registered<TypeRuleSpec>> type_rules_;
   OpSchemaRegistry schemas_;
   std::map<OpKey, Provenance> schema_providers_;
 };
@@ -101,6 +108,7 @@ public:
   void addLowering(LoweringSpec spec) { registry_.addLowering(std::move(spec), from_); }
   void addEvaluator(EvaluatorSpec spec) { registry_.addEvaluator(std::move(spec), from_); }
   void addOpSchema(const std::string &schema_text) { registry_.addOpSchema(schema_text, from_); }
+  void addTypeRule(std::string op, TypeRule rule) { registry_.addTypeRule({std::move(op), std::move(rule)}, from_); }
 
   const Provenance &provenance() const { return from_; }
   // Set by the plugin entry trampoline when registration throws.
