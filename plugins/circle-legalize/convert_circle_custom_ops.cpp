@@ -1,11 +1,11 @@
 // convert-circle-custom-ops: the original converter's circle_custom:: ops (a program exported
 // with its Python package imported carries them) become the circle:: ops with the same
 // semantics, with every attribute the original leaves None made explicit (mapping and
-// semantics in plugins/circle-lowering/custom/circle_custom_ops.h). From there they take the
+// semantics in plugins/circle-ops/circle_custom_ops.h). From there they take the
 // path of tico's own circle:: ops: one Circle operator each, no layout change (both families
 // are channels-last). A node without a circle:: equivalent (an MX quantization op, a groups
 // value the original does not define) stays; the lowering report gives the reason.
-#include "custom/circle_custom_ops.h"
+#include "circle_custom_ops.h"
 #include "legalize_support.h"
 #include "passes.h"
 
@@ -14,18 +14,16 @@
 namespace tico::legalize {
 namespace {
 
-class ConvertCircleCustomOps final : public Pass {
+class ConvertCircleCustomOps final : public rewrite::Pattern {
 public:
-  bool run(Graph &graph, PassContext &) override {
-    bool changed = false;
-    for (Node *node : snapshot(graph))
-      if (circle_ops::isCircleCustom(node->op()))
-        changed |= convert(graph, *node);
-    return changed;
+  // Every node: circle_custom:: ops are recognised by their namespace.
+  std::vector<OpKey> roots() const override { return {}; }
+  bool matchAndRewrite(Node &node, rewrite::Rewriter &rewriter) override {
+    return circle_ops::isCircleCustom(node.op()) && convert(rewriter, node);
   }
 
 private:
-  static bool convert(Graph &graph, Node &node) {
+  static bool convert(rewrite::Rewriter &rewriter, Node &node) {
     auto mapped = circle_ops::mapCircleCustomOp(node);
     auto *call = std::get_if<circle_ops::CircleCall>(&mapped);
     if (call == nullptr || node.numOutputs() != 1)
@@ -34,9 +32,9 @@ private:
     TensorTypeSpec type;
     type.dtype = out->dtype();
     type.shape = out->shape();
-    Builder b(graph, &node, node.name());
+    Builder b = rewriter.builderFor(node);
     Node *replacement = b.node(call->op, std::move(call->args), {type}, "_circle");
-    replaceAndErase(graph, &node, out, replacement->output());
+    replaceAndErase(rewriter, &node, out, replacement->output());
     return true;
   }
 };
@@ -44,7 +42,7 @@ private:
 } // namespace
 
 void registerConvertCircleCustomOps(Registrar &r) {
-  r.addPass(simplePass<ConvertCircleCustomOps>(
+  r.addPass(sweepPass<ConvertCircleCustomOps>(
       "convert-circle-custom-ops",
       "the original converter's circle_custom:: ops -> the circle:: ops of the same semantics"));
 }

@@ -16,19 +16,16 @@ std::optional<Argument> widened(const Argument &arg, int64_t lead) {
   return Argument::ints({lead, (*v)[0]});
 }
 
-class ConvertConv1dToConv2d final : public Pass {
+class ConvertConv1dToConv2d final : public rewrite::Pattern {
 public:
-  bool run(Graph &graph, PassContext &) override {
-    bool changed = false;
-    for (Node *node : snapshot(graph))
-      if (isOp(*node, {"aten::conv1d.default", "aten::conv1d.padding", "aten::convolution.default",
-                       "aten::conv_transpose1d.default"}))
-        changed |= convert(graph, *node);
-    return changed;
+  std::vector<OpKey> roots() const override {
+    return rewrite::opKeys({"aten::conv1d.default", "aten::conv1d.padding", "aten::convolution.default",
+                            "aten::conv_transpose1d.default"});
   }
+  bool matchAndRewrite(Node &node, rewrite::Rewriter &rewriter) override { return convert(rewriter, node); }
 
 private:
-  static bool convert(Graph &graph, Node &node) {
+  static bool convert(rewrite::Rewriter &rewriter, Node &node) {
     Value *x = node.input(0);
     Value *w = node.input(1);
     if (x->rank() != 3 || w->rank() != 3)
@@ -44,9 +41,9 @@ private:
     if (!stride || !dilation || !padding)
       return false;
     const Value *out = node.output();
-    Builder b(graph, &node, node.name());
-    Value *x4 = b.unsqueeze(x, 2, "_input_2d");
-    Value *w4 = b.unsqueeze(w, 2, "_weight_2d");
+    Builder b = rewriter.builderFor(node);
+    Value *x4 = b.unsqueezeOrView(x, 2, "_input_2d");
+    Value *w4 = b.unsqueezeOrView(w, 2, "_weight_2d");
     Shape shape = out->shape();
     shape.insert(shape.begin() + 2, Dim(1));
     Value *y;
@@ -65,7 +62,7 @@ private:
                    node.arg("groups")},
                   out->dtype(), shape, "_2d");
     }
-    replaceAndErase(graph, &node, node.output(), b.squeeze(y, 2, "_1d"));
+    replaceAndErase(rewriter, &node, node.output(), b.squeezeOrView(y, 2, "_1d"));
     return true;
   }
 };
@@ -73,7 +70,7 @@ private:
 } // namespace
 
 void registerConvertConv1dToConv2d(Registrar &r) {
-  r.addPass(simplePass<ConvertConv1dToConv2d>(
+  r.addPass(sweepPass<ConvertConv1dToConv2d>(
       "convert-conv1d-to-conv2d", "1-D (transposed) convolution -> unsqueeze + 2-D convolution + squeeze"));
 }
 

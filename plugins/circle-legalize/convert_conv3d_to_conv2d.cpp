@@ -22,18 +22,15 @@ Dim times(const Dim &d, int64_t k) {
   return Dim::symbolic(std::to_string(k) + "*(" + d.expr() + ")", d.value() * k);
 }
 
-class ConvertConv3dToConv2d final : public Pass {
+class ConvertConv3dToConv2d final : public rewrite::Pattern {
 public:
-  bool run(Graph &graph, PassContext &) override {
-    bool changed = false;
-    for (Node *node : snapshot(graph))
-      if (isOp(*node, {"aten::conv3d.default", "aten::conv3d.padding", "aten::convolution.default"}))
-        changed |= convert(graph, *node);
-    return changed;
+  std::vector<OpKey> roots() const override {
+    return rewrite::opKeys({"aten::conv3d.default", "aten::conv3d.padding", "aten::convolution.default"});
   }
+  bool matchAndRewrite(Node &node, rewrite::Rewriter &rewriter) override { return convert(rewriter, node); }
 
 private:
-  static bool convert(Graph &graph, Node &node) {
+  static bool convert(rewrite::Rewriter &rewriter, Node &node) {
     Value *x = node.input(0);
     Value *w = node.input(1);
     const Value *out = node.output();
@@ -65,7 +62,7 @@ private:
     int64_t depth_out = os[2].value();
     int64_t channels = xs[1].value();
     int64_t out_channels = os[1].value();
-    Builder b(graph, &node, node.name());
+    Builder b = rewriter.builderFor(node);
 
     Value *padded = x;
     if ((*padding)[0] > 0) {
@@ -73,12 +70,12 @@ private:
       // runtimes implement PAD up to rank 4 only (onert 0.2: "Padding for rank > 4 NYI").
       int64_t plane = xs[3].value() * xs[4].value();
       int64_t depth_padded = xs[2].value() + 2 * (*padding)[0];
-      Value *flat = b.reshape(x, {xs[0], xs[1], xs[2], Dim(plane)}, "_depth_rows");
+      Value *flat = b.reshapeTo(x, {xs[0], xs[1], xs[2], Dim(plane)}, "_depth_rows");
       Value *flat_padded = b.value(OpKey("aten", "constant_pad_nd"),
                                    {Argument::value(flat), Argument::ints({0, 0, (*padding)[0], (*padding)[0]}),
                                     Argument::integer(0)},
                                    x->dtype(), {xs[0], xs[1], Dim(depth_padded), Dim(plane)}, "_depth_rows_padded");
-      padded = b.reshape(flat_padded, {xs[0], xs[1], Dim(depth_padded), xs[3], xs[4]}, "_depth_padded");
+      padded = b.reshapeTo(flat_padded, {xs[0], xs[1], Dim(depth_padded), xs[3], xs[4]}, "_depth_padded");
     }
     Dim rows = times(xs[0], depth_out);
     Shape conv_out = {rows, out_channels, os[3], os[4]};
@@ -86,10 +83,10 @@ private:
     for (int64_t kd = 0; kd < kd_count; ++kd) {
       const std::string tag = "_tap" + std::to_string(kd);
       int64_t start = kd * (*dilation)[0];
-      Value *taps = b.slice(padded, 2, start, start + (depth_out - 1) * (*stride)[0] + 1, (*stride)[0], tag);
-      Value *moved = b.permute(taps, {0, 2, 1, 3, 4}, tag + "_depth_major");
-      Value *flat = b.reshape(moved, {rows, channels, xs[3], xs[4]}, tag + "_as_batch");
-      Value *wk = b.squeeze(b.slice(w, 2, kd, kd + 1, 1, tag + "_weight_slice"), 2, tag + "_weight");
+      Value *taps = b.sliceOrView(padded, 2, start, start + (depth_out - 1) * (*stride)[0] + 1, (*stride)[0], tag);
+      Value *moved = b.permuteOrView(taps, {0, 2, 1, 3, 4}, tag + "_depth_major");
+      Value *flat = b.reshapeTo(moved, {rows, channels, xs[3], xs[4]}, tag + "_as_batch");
+      Value *wk = b.squeezeOrView(b.sliceOrView(w, 2, kd, kd + 1, 1, tag + "_weight_slice"), 2, tag + "_weight");
       Argument bias = kd == 0 ? node.arg("bias") : Argument::none();
       Value *y = b.value(OpKey("aten", "conv2d"),
                          {Argument::value(flat), Argument::value(wk), bias,
@@ -100,8 +97,8 @@ private:
                           conv_out, tag + "_sum")
                 : y;
     }
-    Value *unflat = b.reshape(sum, {os[0], depth_out, out_channels, os[3], os[4]}, "_depth_major");
-    replaceAndErase(graph, &node, node.output(), b.permute(unflat, {0, 2, 1, 3, 4}, "_2d"));
+    Value *unflat = b.reshapeTo(sum, {os[0], depth_out, out_channels, os[3], os[4]}, "_depth_major");
+    replaceAndErase(rewriter, &node, node.output(), b.permuteOrView(unflat, {0, 2, 1, 3, 4}, "_2d"));
     return true;
   }
 };
@@ -109,7 +106,7 @@ private:
 } // namespace
 
 void registerConvertConv3dToConv2d(Registrar &r) {
-  r.addPass(simplePass<ConvertConv3dToConv2d>(
+  r.addPass(sweepPass<ConvertConv3dToConv2d>(
       "convert-conv3d-to-conv2d", "3-D convolution -> one 2-D convolution per kernel depth tap, summed"));
 }
 

@@ -50,25 +50,22 @@ std::shared_ptr<const TensorData> otherDimOffsets(std::vector<int64_t> index_sha
   return std::make_shared<TensorData>(TensorData::fromVector<int32_t>(DType::Int32, index_shape, values));
 }
 
-class ConvertGatherToGatherNd final : public Pass {
+class ConvertGatherToGatherNd final : public rewrite::Pattern {
 public:
-  bool run(Graph &graph, PassContext &) override {
-    bool changed = false;
-    for (Node *node : snapshot(graph))
-      if (isOp(*node, {"aten::gather.default"}))
-        changed |= convert(graph, *node);
-    return changed;
+  std::vector<OpKey> roots() const override {
+    return rewrite::opKeys({"aten::gather.default"});
   }
+  bool matchAndRewrite(Node &node, rewrite::Rewriter &rewriter) override { return convert(rewriter, node); }
 
 private:
-  static bool convert(Graph &graph, Node &node) {
+  static bool convert(rewrite::Rewriter &rewriter, Node &node) {
     Value *x = node.input(0);
     Value *index = node.input(2);
     if (node.arg("sparse_grad").asBool() || !isStatic(x->shape()) || x->rank() != index->rank() || x->rank() == 0)
       return false;
     if (index->dtype() != DType::Int64 && index->dtype() != DType::Int32)
       return false;
-    auto dim = wrapDim(node.arg("dim").asInt(), x->rank());
+    auto dim = tryNormalizeDim(node.arg("dim").asInt(), x->rank());
     if (!dim)
       return false;
     for (std::size_t a = 0; a < index->shape().size(); ++a)
@@ -85,8 +82,8 @@ private:
     const auto d = static_cast<std::size_t>(*dim);
     const std::vector<int64_t> strides = contiguousStrides(x_shape);
 
-    Builder b(graph, &node, node.name());
-    Value *offsets = b.cast(index, DType::Int32, "_index_int32");
+    Builder b = rewriter.builderFor(node);
+    Value *offsets = b.castIfNeeded(index, DType::Int32, "_index_int32");
     if (strides[d] != 1)
       offsets = b.value(OpKey("aten", "mul", "Scalar"), {Argument::value(offsets), Argument::integer(strides[d])},
                         DType::Int32, index->shape(), "_index_offsets");
@@ -98,10 +95,10 @@ private:
       offsets = b.value(OpKey("aten", "add", "Tensor"), {Argument::value(offsets), Argument::value(others)},
                         DType::Int32, index->shape(), "_offsets");
     }
-    Value *flat = b.reshape(x, Shape{numel}, "_flat");
+    Value *flat = b.reshapeTo(x, Shape{numel}, "_flat");
     Value *gathered = b.value(OpKey("aten", "index", "Tensor"), {Argument::value(flat), Argument::optionalValues({offsets})},
                               x->dtype(), index->shape(), "_gather");
-    replaceAndErase(graph, &node, node.output(), gathered);
+    replaceAndErase(rewriter, &node, node.output(), gathered);
     return true;
   }
 };
@@ -109,7 +106,7 @@ private:
 } // namespace
 
 void registerConvertGatherToGatherNd(Registrar &r) {
-  r.addPass(simplePass<ConvertGatherToGatherNd>(
+  r.addPass(sweepPass<ConvertGatherToGatherNd>(
       "convert-gather-to-gather-nd",
       "aten::gather -> one-index GATHER of the flattened input at int32 linear offsets (onert has no GATHER_ND)"));
 }

@@ -25,14 +25,14 @@ public:
       if (!isOp(*node, {"aten::sym_size.int"}))
         continue;
       Value *x = node->input(0);
-      auto dim = wrapDim(node->arg(1).asInt(), x->rank());
+      auto dim = tryNormalizeDim(node->arg(1).asInt(), x->rank());
       if (!dim || x->rank() == 0)
         continue;
       Builder b(graph, node, node->name());
       Value *&shape = shapes[x];
       if (!shape)
         shape = b.value(OpKey("circle", "shape"), {Argument::value(x)}, DType::Int32, Shape{x->rank()}, "_shape");
-      Value *element = b.slice(shape, 0, *dim, *dim + 1, 1, "_dim");
+      Value *element = b.sliceOrView(shape, 0, *dim, *dim + 1, 1, "_dim");
       TensorTypeSpec symint;
       symint.kind = ValueKind::SymInt;
       Node *scalar =
@@ -49,8 +49,11 @@ public:
 } // namespace
 
 void registerConvertSymSizeToCircleShape(Registrar &r) {
-  r.addPass(simplePass<ConvertSymSizeToCircleShape>(
-      "convert-sym-size-to-circle-shape", "aten::sym_size.int -> circle::shape + slice + _local_scalar_dense"));
+  // Not a pattern: the circle::shape of a tensor is shared by its sym_size nodes within a run.
+  r.addPass({"convert-sym-size-to-circle-shape",
+             "aten::sym_size.int -> circle::shape + slice + _local_scalar_dense",
+             {},
+             [](const Options &) -> std::unique_ptr<Pass> { return std::make_unique<ConvertSymSizeToCircleShape>(); }});
 }
 
 } // namespace tico::legalize

@@ -8,18 +8,15 @@
 namespace tico::legalize {
 namespace {
 
-class DecomposeGroupedConv2d final : public Pass {
+class DecomposeGroupedConv2d final : public rewrite::Pattern {
 public:
-  bool run(Graph &graph, PassContext &) override {
-    bool changed = false;
-    for (Node *node : snapshot(graph))
-      if (isOp(*node, {"aten::conv2d.default", "aten::conv2d.padding", "aten::convolution.default"}))
-        changed |= decompose(graph, *node);
-    return changed;
+  std::vector<OpKey> roots() const override {
+    return rewrite::opKeys({"aten::conv2d.default", "aten::conv2d.padding", "aten::convolution.default"});
   }
+  bool matchAndRewrite(Node &node, rewrite::Rewriter &rewriter) override { return decompose(rewriter, node); }
 
 private:
-  static bool decompose(Graph &graph, Node &node) {
+  static bool decompose(rewrite::Rewriter &rewriter, Node &node) {
     if (const Argument *t = node.findArg("transposed"); t && t->asBool())
       return false;
     Value *x = node.input(0);
@@ -34,17 +31,17 @@ private:
     const Value *out = node.output();
     int64_t in_group = in_channels / groups;
     int64_t out_group = out_channels / groups;
-    Builder b(graph, &node, node.name());
+    Builder b = rewriter.builderFor(node);
     bool string_padding = node.arg("padding").kind() == Argument::Kind::String;
     OpKey conv("aten", "conv2d", string_padding ? "padding" : "default");
     std::vector<Value *> pieces;
     for (int64_t g = 0; g < groups; ++g) {
       const std::string tag = "_group" + std::to_string(g);
-      Value *xg = b.slice(x, 1, g * in_group, (g + 1) * in_group, 1, tag + "_input");
-      Value *wg = b.slice(w, 0, g * out_group, (g + 1) * out_group, 1, tag + "_weight");
+      Value *xg = b.sliceOrView(x, 1, g * in_group, (g + 1) * in_group, 1, tag + "_input");
+      Value *wg = b.sliceOrView(w, 0, g * out_group, (g + 1) * out_group, 1, tag + "_weight");
       Argument bias = Argument::none();
       if (!node.arg("bias").isNone())
-        bias = Argument::value(b.slice(node.arg("bias").asValue(), 0, g * out_group, (g + 1) * out_group, 1, tag + "_bias"));
+        bias = Argument::value(b.sliceOrView(node.arg("bias").asValue(), 0, g * out_group, (g + 1) * out_group, 1, tag + "_bias"));
       Shape shape = out->shape();
       shape[1] = out_group;
       pieces.push_back(b.value(conv,
@@ -54,7 +51,7 @@ private:
     }
     Value *cat = b.value(OpKey("aten", "cat"), {Argument::values(pieces), Argument::integer(1)}, out->dtype(),
                          out->shape(), "_groups");
-    replaceAndErase(graph, &node, node.output(), cat);
+    replaceAndErase(rewriter, &node, node.output(), cat);
     return true;
   }
 };
@@ -62,7 +59,7 @@ private:
 } // namespace
 
 void registerDecomposeGroupedConv2d(Registrar &r) {
-  r.addPass(simplePass<DecomposeGroupedConv2d>(
+  r.addPass(sweepPass<DecomposeGroupedConv2d>(
       "decompose-grouped-conv2d", "conv2d with 1 < groups < in_channels -> per-group conv2d + cat"));
 }
 

@@ -31,21 +31,18 @@ std::optional<Argument> perChannel(const Argument &arg, int64_t channels, int64_
   return Argument::value(p);
 }
 
-class FuseInstanceNorm final : public Pass {
+class FuseInstanceNorm final : public rewrite::Pattern {
 public:
-  bool run(Graph &graph, PassContext &) override {
-    bool changed = false;
-    for (Node *node : snapshot(graph))
-      if (isView(node) && isUsed(graph, node->output()))
-        changed |= fuse(graph, *node);
-    if (changed)
-      graph.removeDeadNodes();
-    return changed;
+  std::vector<OpKey> roots() const override {
+    return rewrite::opKeys({"aten::view.default", "aten::reshape.default", "aten::_unsafe_view.default"});
+  }
+  bool matchAndRewrite(Node &node, rewrite::Rewriter &rewriter) override {
+    return isUsed(rewriter.graph(), node.output()) && fuse(rewriter, node);
   }
 
 private:
   // `node` = the view back to [N, C, H, W].
-  static bool fuse(Graph &graph, Node &node) {
+  static bool fuse(rewrite::Rewriter &rewriter, Node &node) {
     const Value *normalised = node.input(0);
     const Node *bn = normalised->producer();
     if (!bn || !isOp(*bn, {"aten::_native_batch_norm_legit.no_stats"}) || normalised->producerOutput() != 0 ||
@@ -65,12 +62,12 @@ private:
     auto bias = perChannel(bn->arg("bias"), channels, batch);
     if (!weight || !bias)
       return false;
-    Builder b(graph, &node, node.name());
+    Builder b = rewriter.builderFor(node);
     Value *fused = b.value(OpKey("aten", "instance_norm"),
                            {Argument::value(x), *weight, *bias, Argument::none(), Argument::none(),
                             Argument::boolean(true), bn->arg("momentum"), bn->arg("eps"), Argument::boolean(false)},
                            x->dtype(), xs, "_instance_norm");
-    graph.replaceAllUsesWith(node.output(), fused);
+    rewriter.replaceAllUsesWith(node.output(), fused);
     return true;
   }
 };
@@ -78,7 +75,7 @@ private:
 } // namespace
 
 void registerFuseInstanceNorm(Registrar &r) {
-  r.addPass(simplePass<FuseInstanceNorm>(
+  r.addPass(fusionPass<FuseInstanceNorm>(
       "fuse-instance-norm", "decomposed instance_norm (batch norm over a [1, N*C, H, W] view) -> aten::instance_norm"));
 }
 

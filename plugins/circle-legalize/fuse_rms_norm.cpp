@@ -51,7 +51,7 @@ std::optional<double> varianceEps(const Value *v, const Value *x) {
       !mean->arg("dtype").isNone())
     return std::nullopt;
   const Argument &dims = mean->arg("dim");
-  if (dims.isNone() || dims.asInts().size() != 1 || wrapDim(dims.asInts()[0], x->rank()) != x->rank() - 1)
+  if (dims.isNone() || dims.asInts().size() != 1 || tryNormalizeDim(dims.asInts()[0], x->rank()) != x->rank() - 1)
     return std::nullopt;
   if (!isSquareOf(mean->input(0), x))
     return std::nullopt;
@@ -76,22 +76,17 @@ std::optional<double> inverseRmsEps(const Value *r, const Value *x) {
   return varianceEps(sqrt_value->producer()->input(0), x);
 }
 
-class FuseRmsNorm final : public Pass {
+class FuseRmsNorm final : public rewrite::Pattern {
 public:
-  bool run(Graph &graph, PassContext &) override {
-    bool changed = false;
     // Replaced nodes stay (dead) until the end, so the snapshot stays valid; dead ones are skipped.
-    for (Node *node : snapshot(graph))
-      if (isOp(*node, {"aten::mul.Tensor"}) && isUsed(graph, node->output()))
-        changed |= fuse(graph, *node);
-    if (changed)
-      graph.removeDeadNodes();
-    return changed;
+  std::vector<OpKey> roots() const override { return rewrite::opKeys({"aten::mul.Tensor"}); }
+  bool matchAndRewrite(Node &node, rewrite::Rewriter &rewriter) override {
+    return isUsed(rewriter.graph(), node.output()) && fuse(rewriter, node);
   }
 
 private:
   // `node` = x * r with r the inverse RMS of x.
-  static bool fuse(Graph &graph, Node &node) {
+  static bool fuse(rewrite::Rewriter &rewriter, Node &node) {
     if (!node.arg(0).isValue() || !node.arg(1).isValue())
       return false;
     for (std::size_t side = 0; side < 2; ++side) {
@@ -107,7 +102,7 @@ private:
       Value *normalised = node.output();
       Node *scale = nullptr;
       Value *weight = nullptr;
-      if (normalised->users().size() == 1 && !graph.isGraphOutput(normalised)) {
+      if (normalised->users().size() == 1 && !rewriter.graph().isGraphOutput(normalised)) {
         Node *user = normalised->users().front();
         if (isOp(*user, {"aten::mul.Tensor"}))
           if (Value *w = otherOperand(*user, normalised);
@@ -118,11 +113,11 @@ private:
           }
       }
       Node *anchor = scale ? scale : &node;
-      Builder b(graph, anchor, anchor->name());
+      Builder b = rewriter.builder(anchor, anchor->name());
       Value *fused = b.value(OpKey("circle", "rms_norm"),
                              {Argument::value(x), weight ? Argument::value(weight) : Argument::none(), Argument::real(*eps)},
                              DType::Float32, x->shape(), "_rms_norm");
-      graph.replaceAllUsesWith(anchor->output(), fused);
+      rewriter.replaceAllUsesWith(anchor->output(), fused);
       return true;
     }
     return false;
@@ -132,7 +127,7 @@ private:
 } // namespace
 
 void registerFuseRmsNorm(Registrar &r) {
-  r.addPass(simplePass<FuseRmsNorm>("fuse-rms-norm",
+  r.addPass(fusionPass<FuseRmsNorm>("fuse-rms-norm",
                                     "w * (x * rsqrt(mean(x^2, -1, keepdim) + eps)) -> circle::rms_norm (RMS_NORM)"));
 }
 

@@ -31,7 +31,7 @@ Value *sliceOfLastDim(const Value *v, int64_t start, int64_t end) {
     return nullptr;
   Value *x = n->input(0);
   int64_t d = x->shape().back().value();
-  if (wrapDim(n->arg("dim").asInt(), x->rank()) != x->rank() - 1 || n->arg("step").asInt() != 1)
+  if (tryNormalizeDim(n->arg("dim").asInt(), x->rank()) != x->rank() - 1 || n->arg("step").asInt() != 1)
     return nullptr;
   const Argument &s = n->arg("start");
   const Argument &e = n->arg("end");
@@ -46,7 +46,7 @@ Value *rotateHalfOf(const Value *v) {
   if (!cat || !isOp(*cat, {"aten::cat.default"}))
     return nullptr;
   const auto &parts = cat->arg(0).asValues();
-  if (parts.size() != 2 || wrapDim(cat->arg(1).asInt(), v->rank()) != v->rank() - 1)
+  if (parts.size() != 2 || tryNormalizeDim(cat->arg(1).asInt(), v->rank()) != v->rank() - 1)
     return nullptr;
   const Node *neg = parts[0]->producer();
   if (!neg || !isOp(*neg, {"aten::neg.default"}))
@@ -68,20 +68,15 @@ bool singleRow(const Value *t, int64_t d) {
          t->shape().back().value() == d && numElementsHint(t->shape()) == d;
 }
 
-class FuseRope final : public Pass {
+class FuseRope final : public rewrite::Pattern {
 public:
-  bool run(Graph &graph, PassContext &) override {
-    bool changed = false;
-    for (Node *node : snapshot(graph))
-      if (isOp(*node, {"aten::add.Tensor"}) && isUsed(graph, node->output()))
-        changed |= fuse(graph, *node);
-    if (changed)
-      graph.removeDeadNodes();
-    return changed;
+  std::vector<OpKey> roots() const override { return rewrite::opKeys({"aten::add.Tensor"}); }
+  bool matchAndRewrite(Node &node, rewrite::Rewriter &rewriter) override {
+    return isUsed(rewriter.graph(), node.output()) && fuse(rewriter, node);
   }
 
 private:
-  static bool fuse(Graph &graph, Node &node) {
+  static bool fuse(rewrite::Rewriter &rewriter, Node &node) {
     if (!node.arg(0).isValue() || !node.arg(1).isValue() || node.arg("alpha").asDouble() != 1.0)
       return false;
     for (std::size_t side = 0; side < 2; ++side) {
@@ -98,11 +93,11 @@ private:
         int64_t d = x->shape().back().value();
         if (!cos || !singleRow(cos, d) || !singleRow(sin, d) || node.output()->shape() != x->shape())
           continue;
-        Builder b(graph, &node, node.name());
+        Builder b = rewriter.builderFor(node);
         Value *fused = b.value(OpKey("circle", "rope"),
                                {Argument::value(x), Argument::value(sin), Argument::value(cos), Argument::integer(0)},
                                DType::Float32, x->shape(), "_rope");
-        graph.replaceAllUsesWith(node.output(), fused);
+        rewriter.replaceAllUsesWith(node.output(), fused);
         return true;
       }
     }
@@ -113,7 +108,7 @@ private:
 } // namespace
 
 void registerFuseRope(Registrar &r) {
-  r.addPass(simplePass<FuseRope>("fuse-rope",
+  r.addPass(fusionPass<FuseRope>("fuse-rope",
                                  "x * cos + rotate_half(x) * sin with one-row tables -> circle::rope (ROPE)"));
 }
 

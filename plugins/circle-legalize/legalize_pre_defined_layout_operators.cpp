@@ -35,17 +35,13 @@ bool staticDims(const Shape &shape) {
 // Replaces `node`'s output `index` by circle op `op` applied to `args` (whose first argument is
 // the channels-last input, already built), with `to_channels_last` the permutation that took
 // the input there.
-void replaceWithChannelsLast(Graph &graph, Builder &b, Node &node, std::size_t index, const OpKey &op,
+void replaceWithChannelsLast(rewrite::Rewriter &rewriter, Builder &b, Node &node, std::size_t index, const OpKey &op,
                              std::vector<Argument> args, const std::vector<int64_t> &to_channels_last) {
   const Value *out = node.output(index);
   Shape shape = permuteShape(out->shape(), to_channels_last);
   Value *y = b.value(op, std::move(args), out->dtype(), shape, "_" + op.name);
-  Value *back = b.permute(y, inversePermutation(to_channels_last), "_to_channels_first");
-  replaceAndErase(graph, &node, node.output(index), back);
-}
-
-bool isConvolution(const Node &node) {
-  return isOp(node, {"aten::conv2d.default", "aten::conv2d.padding", "aten::convolution.default"});
+  Value *back = b.permuteOrView(y, inversePermutation(to_channels_last), "_to_channels_first");
+  replaceAndErase(rewriter, &node, node.output(index), back);
 }
 
 bool isTransposed(const Node &node) {
@@ -55,7 +51,7 @@ bool isTransposed(const Node &node) {
   return isOp(node, {"aten::convolution.default"}) && t && t->isBool() && t->asBool();
 }
 
-bool legalizeConvolution(Graph &graph, Node &node) {
+bool legalizeConvolution(Node &node, rewrite::Rewriter &rewriter) {
   Value *x = node.input(0);
   Value *w = node.input(1);
   if (x->rank() != 4 || w->rank() != 4 || !isFloat32(x) || !isFloat32(w) || !staticDims(w->shape()) ||
@@ -69,16 +65,16 @@ bool legalizeConvolution(Graph &graph, Node &node) {
   bool string_padding = padding.kind() == Argument::Kind::String;
   if (!string_padding && !staticInts(padding, 2))
     return false;
-  Builder b(graph, &node, node.name());
+  Builder b = rewriter.builderFor(node);
   int64_t groups = node.arg("groups").asInt();
 
   if (isTransposed(node)) {
     auto output_padding = staticInts(node.arg("output_padding"), 2);
     if (string_padding || !output_padding || groups != 1 || (*dilation)[0] != 1 || (*dilation)[1] != 1)
       return false;
-    Value *xn = b.permute(x, kToNhwc, "_input_nhwc");
-    Value *wn = b.permute(w, {1, 2, 3, 0}, "_weight_ohwi");
-    replaceWithChannelsLast(graph, b, node, 0, OpKey("circle", "transpose_conv"),
+    Value *xn = b.permuteOrView(x, kToNhwc, "_input_nhwc");
+    Value *wn = b.permuteOrView(w, {1, 2, 3, 0}, "_weight_ohwi");
+    replaceWithChannelsLast(rewriter, b, node, 0, OpKey("circle", "transpose_conv"),
                             {Argument::value(xn), Argument::value(wn), node.arg("bias"), Argument::ints(*stride),
                              padding, Argument::ints(*output_padding)},
                             kToNhwc);
@@ -90,57 +86,57 @@ bool legalizeConvolution(Graph &graph, Node &node) {
   bool depthwise = groups != 1 && groups == in_channels && out_channels % in_channels == 0;
   if (groups != 1 && !depthwise)
     return false; // decompose-grouped-conv2d splits it first
-  Value *xn = b.permute(x, kToNhwc, "_input_nhwc");
-  Value *wn = depthwise ? b.permute(w, {1, 2, 3, 0}, "_weight_1hwo") : b.permute(w, kToNhwc, "_weight_ohwi");
+  Value *xn = b.permuteOrView(x, kToNhwc, "_input_nhwc");
+  Value *wn = depthwise ? b.permuteOrView(w, {1, 2, 3, 0}, "_weight_1hwo") : b.permuteOrView(w, kToNhwc, "_weight_ohwi");
   OpKey op("circle", depthwise ? "depthwise_conv2d" : "conv2d", string_padding ? "padding" : "default");
-  replaceWithChannelsLast(graph, b, node, 0, op,
+  replaceWithChannelsLast(rewriter, b, node, 0, op,
                           {Argument::value(xn), Argument::value(wn), node.arg("bias"), Argument::ints(*stride),
                            padding, Argument::ints(*dilation)},
                           kToNhwc);
   return true;
 }
 
-bool legalizeMaxPool(Graph &graph, Node &node) {
+bool legalizeMaxPool(Node &node, rewrite::Rewriter &rewriter) {
   Value *x = node.input(0);
   if (x->rank() != 4 || !isFloat32(x))
     return false;
-  if (node.numOutputs() > 1 && isUsed(graph, node.output(1)))
+  if (node.numOutputs() > 1 && isUsed(rewriter.graph(), node.output(1)))
     return false; // MAX_POOL_2D has no indices
-  Builder b(graph, &node, node.name());
-  Value *xn = b.permute(x, kToNhwc, "_input_nhwc");
-  replaceWithChannelsLast(graph, b, node, 0, OpKey("circle", "maxpool2d"),
+  Builder b = rewriter.builderFor(node);
+  Value *xn = b.permuteOrView(x, kToNhwc, "_input_nhwc");
+  replaceWithChannelsLast(rewriter, b, node, 0, OpKey("circle", "maxpool2d"),
                           {Argument::value(xn), node.arg("kernel_size"), node.arg("stride"), node.arg("padding"),
                            node.arg("dilation"), node.arg("ceil_mode")},
                           kToNhwc);
   return true;
 }
 
-bool legalizeAvgPool(Graph &graph, Node &node) {
+bool legalizeAvgPool(Node &node, rewrite::Rewriter &rewriter) {
   Value *x = node.input(0);
   if (x->rank() != 4 || !isFloat32(x))
     return false;
-  Builder b(graph, &node, node.name());
-  Value *xn = b.permute(x, kToNhwc, "_input_nhwc");
-  replaceWithChannelsLast(graph, b, node, 0, OpKey("circle", "avgpool2d"),
+  Builder b = rewriter.builderFor(node);
+  Value *xn = b.permuteOrView(x, kToNhwc, "_input_nhwc");
+  replaceWithChannelsLast(rewriter, b, node, 0, OpKey("circle", "avgpool2d"),
                           {Argument::value(xn), node.arg("kernel_size"), node.arg("stride"), node.arg("padding"),
                            node.arg("ceil_mode"), node.arg("count_include_pad"), node.arg("divisor_override")},
                           kToNhwc);
   return true;
 }
 
-bool legalizeInstanceNorm(Graph &graph, Node &node) {
+bool legalizeInstanceNorm(Node &node, rewrite::Rewriter &rewriter) {
   Value *x = node.input(0);
   if (x->rank() != 4 || !isFloat32(x) || !node.arg("use_input_stats").asBool())
     return false;
-  Builder b(graph, &node, node.name());
-  Value *xn = b.permute(x, kToNhwc, "_input_nhwc");
-  replaceWithChannelsLast(graph, b, node, 0, OpKey("circle", "instance_norm"),
+  Builder b = rewriter.builderFor(node);
+  Value *xn = b.permuteOrView(x, kToNhwc, "_input_nhwc");
+  replaceWithChannelsLast(rewriter, b, node, 0, OpKey("circle", "instance_norm"),
                           {Argument::value(xn), node.arg("weight"), node.arg("bias"), node.arg("eps")}, kToNhwc);
   return true;
 }
 
 // PyTorch applies a per-channel slope along dim 1; channels last it broadcasts from the right.
-bool legalizePrelu(Graph &graph, Node &node) {
+bool legalizePrelu(Node &node, rewrite::Rewriter &rewriter) {
   Value *x = node.input(0);
   Value *w = node.input(1);
   if (x->rank() <= 2 || w->rank() != 1 || w->shape()[0].isSymbolic() || w->shape()[0].value() == 1 ||
@@ -150,39 +146,26 @@ bool legalizePrelu(Graph &graph, Node &node) {
   for (int64_t i = 2; i < x->rank(); ++i)
     to_last.push_back(i);
   to_last.push_back(1);
-  Builder b(graph, &node, node.name());
-  Value *xl = b.permute(x, to_last, "_channels_last");
-  replaceWithChannelsLast(graph, b, node, 0, OpKey("circle", "prelu"), {Argument::value(xl), Argument::value(w)},
+  Builder b = rewriter.builderFor(node);
+  Value *xl = b.permuteOrView(x, to_last, "_channels_last");
+  replaceWithChannelsLast(rewriter, b, node, 0, OpKey("circle", "prelu"), {Argument::value(xl), Argument::value(w)},
                           to_last);
   return true;
 }
 
-class LegalizePreDefinedLayoutOperators final : public Pass {
-public:
-  bool run(Graph &graph, PassContext &) override {
-    bool changed = false;
-    for (Node *node : snapshot(graph)) {
-      if (isConvolution(*node) || isOp(*node, {"aten::conv_transpose2d.input"}))
-        changed |= legalizeConvolution(graph, *node);
-      else if (isOp(*node, {"aten::max_pool2d.default", "aten::max_pool2d_with_indices.default"}))
-        changed |= legalizeMaxPool(graph, *node);
-      else if (isOp(*node, {"aten::avg_pool2d.default"}))
-        changed |= legalizeAvgPool(graph, *node);
-      else if (isOp(*node, {"aten::instance_norm.default"}))
-        changed |= legalizeInstanceNorm(graph, *node);
-      else if (isOp(*node, {"aten::prelu.default", "aten::_prelu_kernel.default"}))
-        changed |= legalizePrelu(graph, *node);
-    }
-    return changed;
-  }
-};
 
 } // namespace
 
 void registerLegalizePreDefinedLayoutOperators(Registrar &r) {
-  r.addPass(simplePass<LegalizePreDefinedLayoutOperators>(
+  r.addPass(sweepPass(
       "legalize-pre-defined-layout-operators",
-      "conv / transposed conv / pooling / instance_norm / per-channel prelu -> permute + circle:: NHWC op + permute"));
+      "conv / transposed conv / pooling / instance_norm / per-channel prelu -> permute + circle:: NHWC op + permute",
+      {{{"aten::conv2d.default", "aten::conv2d.padding", "aten::convolution.default", "aten::conv_transpose2d.input"},
+        legalizeConvolution},
+       {{"aten::max_pool2d.default", "aten::max_pool2d_with_indices.default"}, legalizeMaxPool},
+       {{"aten::avg_pool2d.default"}, legalizeAvgPool},
+       {{"aten::instance_norm.default"}, legalizeInstanceNorm},
+       {{"aten::prelu.default", "aten::_prelu_kernel.default"}, legalizePrelu}}));
 }
 
 } // namespace tico::legalize

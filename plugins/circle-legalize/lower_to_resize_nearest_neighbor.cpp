@@ -62,18 +62,18 @@ bool spatialStatic(const Value *x, const Value *out) {
          !x->shape()[3].isSymbolic() && !out->shape()[2].isSymbolic() && !out->shape()[3].isSymbolic();
 }
 
-void replaceWithResize(Graph &graph, Node &node, Value *x, bool half_pixel) {
+void replaceWithResize(rewrite::Rewriter &rewriter, Node &node, Value *x, bool half_pixel) {
   const Value *out = node.output();
-  Builder b(graph, &node, node.name());
-  Value *xn = b.permute(x, {0, 2, 3, 1}, "_input_nhwc");
+  Builder b = rewriter.builderFor(node);
+  Value *xn = b.permuteOrView(x, {0, 2, 3, 1}, "_input_nhwc");
   Value *resized = b.value(OpKey("circle", "resize_nearest_neighbor"),
                            {Argument::value(xn), Argument::ints({out->shape()[2].value(), out->shape()[3].value()}),
                             Argument::boolean(false), Argument::boolean(half_pixel)},
                            out->dtype(), permuteShape(out->shape(), {0, 2, 3, 1}), "_resize");
-  replaceAndErase(graph, &node, node.output(), b.permute(resized, {0, 3, 1, 2}, "_output_nchw"));
+  replaceAndErase(rewriter, &node, node.output(), b.permuteOrView(resized, {0, 3, 1, 2}, "_output_nchw"));
 }
 
-bool lowerUpsample(Graph &graph, Node &node) {
+bool lowerUpsample(Node &node, rewrite::Rewriter &rewriter) {
   Value *x = node.input(0);
   if (!spatialStatic(x, node.output()))
     return false;
@@ -90,11 +90,11 @@ bool lowerUpsample(Graph &graph, Node &node) {
   for (const char *name : {"scales_h", "scales_w"})
     if (const Argument *s = node.findArg(name); s && !s->isNone())
       return false;
-  replaceWithResize(graph, node, x, node.op().name == "_upsample_nearest_exact2d");
+  replaceWithResize(rewriter, node, x, node.op().name == "_upsample_nearest_exact2d");
   return true;
 }
 
-bool lowerIndex(Graph &graph, Node &node) {
+bool lowerIndex(Node &node, rewrite::Rewriter &rewriter) {
   Value *x = node.input(0);
   if (!spatialStatic(x, node.output()))
     return false;
@@ -114,31 +114,21 @@ bool lowerIndex(Graph &graph, Node &node) {
   auto col_convention = nearestConvention(*c, x->shape()[3].value());
   if (!row_convention || !col_convention || *row_convention != *col_convention)
     return false;
-  replaceWithResize(graph, node, x, *row_convention);
+  replaceWithResize(rewriter, node, x, *row_convention);
   return true;
 }
 
-class LowerToResizeNearestNeighbor final : public Pass {
-public:
-  bool run(Graph &graph, PassContext &) override {
-    bool changed = false;
-    for (Node *node : snapshot(graph)) {
-      if (isOp(*node, {"aten::upsample_nearest2d.vec", "aten::upsample_nearest2d.default",
-                       "aten::_upsample_nearest_exact2d.vec", "aten::_upsample_nearest_exact2d.default"}))
-        changed |= lowerUpsample(graph, *node);
-      else if (isOp(*node, {"aten::index.Tensor", "aten::_unsafe_index.Tensor"}))
-        changed |= lowerIndex(graph, *node);
-    }
-    return changed;
-  }
-};
 
 } // namespace
 
 void registerLowerToResizeNearestNeighbor(Registrar &r) {
-  r.addPass(simplePass<LowerToResizeNearestNeighbor>(
+  r.addPass(sweepPass(
       "lower-to-resize-nearest-neighbor",
-      "nearest upsampling (upsample_nearest2d, or index with constant nearest indices) -> circle::resize_nearest_neighbor"));
+      "nearest upsampling (upsample_nearest2d, or index with constant nearest indices) -> circle::resize_nearest_neighbor",
+      {{{"aten::upsample_nearest2d.vec", "aten::upsample_nearest2d.default", "aten::_upsample_nearest_exact2d.vec",
+         "aten::_upsample_nearest_exact2d.default"},
+        lowerUpsample},
+       {{"aten::index.Tensor", "aten::_unsafe_index.Tensor"}, lowerIndex}}));
 }
 
 } // namespace tico::legalize

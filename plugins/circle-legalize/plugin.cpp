@@ -2,29 +2,17 @@
 // for layout-sensitive operators, convolution legalization, and fusions that form Circle's
 // extension operators.
 #include "circle_op_schemas.h"
-#include "custom/circle_custom_ops.h"
 #include "passes.h"
 
 #include "tico/plugin/plugin.h"
-
-namespace tico::legalize {
-
-// The passes create circle:: nodes and read circle_custom:: ones; their schemas must be known
-// even when the lowering plugin (which registers the same schemas) is not loaded.
-void registerCircleOpSchemas(Registrar &r) {
-  for (std::string_view schema : circle_ops::kSchemas)
-    r.addOpSchema(std::string(schema));
-  for (std::string_view schema : circle_ops::kCircleCustomSchemas)
-    r.addOpSchema(std::string(schema));
-}
-
-} // namespace tico::legalize
 
 namespace {
 
 void registerAll(tico::Registrar &r) {
   using namespace tico::legalize;
-  registerCircleOpSchemas(r);
+  // The passes create circle:: nodes and read circle_custom:: ones; their schemas must be known
+  // even when the lowering plugin (which registers the same schemas) is not loaded.
+  tico::circle_ops::registerSchemas(r);
   registerConvertCircleCustomOps(r);
   registerConvertGatherToGatherNd(r);
   registerConvertSymSizeToCircleShape(r);

@@ -1,10 +1,10 @@
 // The original converter's circle_custom:: ops are lowered as the circle:: ops the
 // convert-circle-custom-ops pass (plugin circle-legalize) rewrites them to (mapping in
-// custom/circle_custom_ops.h), so the lowerings here only report: the op's own reason when it
+// plugins/circle-ops/circle_custom_ops.h), so the lowerings here only report: the op's own reason when it
 // has no circle:: equivalent (the MX quantization ops, attributes the original does not
 // define), else the pass to run. circle_custom::rms_norm and ::attention are lowered directly
 // (normalization.cpp), as before the pass existed.
-#include "custom/circle_custom_ops.h"
+#include "circle_custom_ops.h"
 #include "lowerings.h"
 #include "support.h"
 

@@ -38,7 +38,5 @@ void registerScatter(Registrar &registrar);
 void registerScatterIndexPut(Registrar &registrar);
 void registerScatterSelect(Registrar &registrar);
 void registerCircleCustom(Registrar &registrar);
-// Schemas of the circle:: ops (circle_op_schemas.h).
-void registerCircleOpSchemas(Registrar &registrar);
 
 } // namespace tico::lowering

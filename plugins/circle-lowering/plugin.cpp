@@ -1,4 +1,5 @@
 // libtico-circle-lowering: ATen ops -> Circle builtin operators.
+#include "circle_op_schemas.h"
 #include "lowerings.h"
 
 #include "tico/plugin/plugin.h"
@@ -7,7 +8,7 @@ namespace {
 
 void registerAll(tico::Registrar &r) {
   using namespace tico::lowering;
-  registerCircleOpSchemas(r);
+  tico::circle_ops::registerSchemas(r);
   registerElementwiseBinary(r);
   registerActivations(r);
   registerLinear(r);

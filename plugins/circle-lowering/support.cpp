@@ -22,15 +22,6 @@ void registerFor(Registrar &registrar, OpRefs ops, const std::string &summary,
 
 // ---- argument decoding ----------------------------------------------------------------------
 
-int64_t normalizeDim(int64_t dim, int64_t rank) {
-  // PyTorch treats a scalar as having one dim for dim-wrapping purposes.
-  int64_t r = std::max<int64_t>(rank, 1);
-  if (dim < -r || dim >= r)
-    throw Error("dimension " + std::to_string(dim) + " is out of range for a tensor of rank " +
-                std::to_string(rank));
-  return dim < 0 ? dim + r : dim;
-}
-
 std::vector<int64_t> intList(const Argument &arg, std::size_t n, std::string_view what) {
   if (arg.isInt())
     return std::vector<int64_t>(n, arg.asInt());
@@ -588,23 +579,6 @@ IndexTensors adjacentIndexTensors(const std::vector<Value *> &indices) {
     seen = true;
     out.tensors.push_back(indices[i]);
   }
-  return out;
-}
-
-std::optional<std::vector<int64_t>> broadcastSizes(const std::vector<std::vector<int64_t>> &shapes) {
-  std::size_t rank = 0;
-  for (const auto &s : shapes)
-    rank = std::max(rank, s.size());
-  std::vector<int64_t> out(rank, 1);
-  for (const auto &s : shapes)
-    for (std::size_t p = 0; p < s.size(); ++p) {
-      int64_t &d = out[rank - s.size() + p];
-      if (s[p] != 1) {
-        if (d != 1 && d != s[p])
-          return std::nullopt;
-        d = s[p];
-      }
-    }
   return out;
 }
 

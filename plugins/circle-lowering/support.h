@@ -11,6 +11,7 @@
 #pragma once
 
 #include "tico/ir/op_ref.h"
+#include "tico/ir/shape_utils.h"
 #include "tico/lowering/lowering.h"
 #include "tico/plugin/registry.h"
 #include "tico/support/error.h"
@@ -62,8 +63,7 @@ protected:
 
 // ---- argument decoding ----------------------------------------------------------------------
 
-// `dim` in [-rank, rank) mapped to [0, rank); throws tico::Error otherwise.
-int64_t normalizeDim(int64_t dim, int64_t rank);
+// Dims are normalised with tico::normalizeDim (tico/ir/shape_utils.h).
 // An int[N] argument: a single int (or one-element list) broadcasts to `n` elements.
 std::vector<int64_t> intList(const Argument &arg, std::size_t n, std::string_view what);
 int32_t toInt32(int64_t value, std::string_view what);
@@ -191,9 +191,6 @@ struct IndexTensors {
   std::vector<const Value *> tensors;
 };
 IndexTensors adjacentIndexTensors(const std::vector<Value *> &indices);
-
-// Right-aligned broadcast of static sizes, as PyTorch broadcasts; nullopt when they do not.
-std::optional<std::vector<int64_t>> broadcastSizes(const std::vector<std::vector<int64_t>> &shapes);
 
 // ---- common checks ---------------------------------------------------------------------------
 

@@ -10,7 +10,7 @@
 //   pixel_shuffle(x, r)  = [N, C*r*r, H, W] -> [N, C, r, r, H, W] -> permute -> [N, C, H*r, W*r]
 #include "decomposition.h"
 
-#include "dims.h"
+#include "tico/ir/shape_utils.h"
 #include "type_rules.h"
 
 namespace tico::decompose {
@@ -47,7 +47,7 @@ Replacement glu(Builder &b, Node &n) {
   Value *x = n.input("self");
   if (x->rank() == 0)
     return std::nullopt;
-  const int64_t dim = passes::wrapDim(passes::staticInt(n.arg("dim")).value_or(-1), static_cast<int64_t>(x->rank()));
+  const int64_t dim = normalizeDim(passes::staticInt(n.arg("dim")).value_or(-1), static_cast<int64_t>(x->rank()));
   const Dim &size = x->shape()[static_cast<std::size_t>(dim)];
   if (!size.isStatic() || size.value() % 2 != 0)
     return std::nullopt;
@@ -64,7 +64,7 @@ Replacement pixelShuffle(Builder &b, Node &n) {
   if (!r || *r < 1 || s.size() < 3)
     return std::nullopt;
   const std::size_t rank = s.size();
-  std::optional<Dim> c = passes::divDims(s[rank - 3], Dim(*r * *r));
+  std::optional<Dim> c = divDims(s[rank - 3], Dim(*r * *r));
   if (!c)
     return std::nullopt;
   Shape batch(s.begin(), s.end() - 3);
@@ -83,8 +83,8 @@ Replacement pixelShuffle(Builder &b, Node &n) {
   Value *p = b.permute(v, perm);
   Shape out = batch;
   out.push_back(*c);
-  out.push_back(passes::mulDims(s[rank - 2], Dim(*r)));
-  out.push_back(passes::mulDims(s[rank - 1], Dim(*r)));
+  out.push_back(mulDims(s[rank - 2], Dim(*r)));
+  out.push_back(mulDims(s[rank - 1], Dim(*r)));
   Value *y = b.reshape(p, out, {x});
   return y ? Replacement(one(y)) : std::nullopt;
 }

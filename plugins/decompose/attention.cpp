@@ -10,7 +10,7 @@
 // an error: sdpa applies dropout even in eval mode, which a converted model cannot reproduce.
 #include "decomposition.h"
 
-#include "dims.h"
+#include "tico/ir/shape_utils.h"
 #include "tico/ir/tensor_data.h"
 #include "tico/support/error.h"
 
@@ -35,7 +35,7 @@ Value *repeatHeads(Builder &b, Value *kv, int64_t groups) {
   expanded.push_back(s[s.size() - 1]);
   Value *e = b.expand(u, expanded, {kv});
   Shape merged(s.begin(), s.end() - 3);
-  merged.push_back(passes::mulDims(s[s.size() - 3], Dim(groups)));
+  merged.push_back(mulDims(s[s.size() - 3], Dim(groups)));
   merged.push_back(s[s.size() - 2]);
   merged.push_back(s[s.size() - 1]);
   return e ? b.reshape(e, merged, {kv}) : nullptr;
@@ -47,7 +47,7 @@ Value *staticCausalMask(Builder &b, int64_t L, int64_t S) {
   for (int64_t i = 0; i < L; ++i)
     for (int64_t j = i + 1; j < S; ++j)
       mask[static_cast<std::size_t>(i * S + j)] = -std::numeric_limits<float>::infinity();
-  return b.constant("causal_mask", std::make_shared<const TensorData>(TensorData::fromVector(DType::Float32, {L, S}, mask)));
+  return b.constant(std::make_shared<const TensorData>(TensorData::fromVector(DType::Float32, {L, S}, mask)), "_causal_mask");
 }
 
 // Longest constant iota the runtime causal mask slices from (float32: 256 KiB).
@@ -87,8 +87,8 @@ Value *runtimeCausalMask(Builder &b, Value *q, Value *k) {
     for (std::size_t i = 0; i < values.size(); ++i)
       values[i] = static_cast<float>(i);
     const auto length = static_cast<int64_t>(values.size());
-    iota = b.constant("causal_iota",
-                      std::make_shared<const TensorData>(TensorData::fromVector(DType::Float32, {length}, values)));
+    iota = b.constant(std::make_shared<const TensorData>(TensorData::fromVector(DType::Float32, {length}, values)),
+                      "_causal_iota");
   }
   Value *rows = b.make("aten::unsqueeze.default", {A(runtimeIota(b, q, seq, iota)), A(int64_t{-1})});
   Value *cols = b.make("aten::unsqueeze.default", {A(runtimeIota(b, k, seq, iota)), A(int64_t{0})});

@@ -67,9 +67,9 @@ Replacement batchNorm(Builder &b, Node &n) {
     auto tensor = [&](const std::vector<float> &values) {
       return std::make_shared<const TensorData>(TensorData::fromVector(DType::Float32, channel_sizes, values));
     };
-    Value *scaled = b.mul(A(x), A(b.constant("scale", tensor(scale))));
+    Value *scaled = b.mul(A(x), A(b.constant(tensor(scale), "_scale")));
     std::vector<Value *> out(n.numOutputs(), nullptr);
-    out[0] = b.add(A(scaled), A(b.constant("shift", tensor(shift))));
+    out[0] = b.add(A(scaled), A(b.constant(tensor(shift), "_shift")));
     return out;
   }
 

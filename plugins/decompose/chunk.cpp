@@ -18,7 +18,7 @@ Replacement chunk(Builder &b, Node &n) {
   const std::optional<int64_t> chunks = passes::staticInt(n.arg("chunks"));
   if (x->rank() == 0 || !chunks || *chunks < 1)
     return std::nullopt;
-  const int64_t dim = passes::wrapDim(passes::staticInt(n.arg("dim")).value_or(0), static_cast<int64_t>(x->rank()));
+  const int64_t dim = normalizeDim(passes::staticInt(n.arg("dim")).value_or(0), static_cast<int64_t>(x->rank()));
   const Dim &size_dim = x->shape()[static_cast<std::size_t>(dim)];
   if (!size_dim.isStatic())
     return std::nullopt;

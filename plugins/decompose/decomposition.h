@@ -1,12 +1,12 @@
 // The decomposition table and the pass that applies part of it.
 //
 // A decomposition rewrites one node of a composite op into simpler ops, inserted before it
-// with the shared node builder. Each pass of this plugin applies the rules of a set of op
+// with the SDK's node builder (tico/rewrite/builder.h); the rules of each op make one rewrite
+// pattern (tico/rewrite/pattern.h). Each pass of this plugin applies the rules of a set of op
 // families; every pass takes the option `preserve`, a list of op keys it must leave alone
 // (e.g. an op a vendor lowering takes as a whole).
 #pragma once
 
-#include "builder.h"
 #include "pass_support.h"
 
 #include "tico/ir/graph.h"

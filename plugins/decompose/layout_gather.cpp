@@ -7,7 +7,7 @@
 // gathers directly and rejects them, so no wrap.
 #include "layout_rules.h"
 
-#include "dims.h"
+#include "tico/ir/shape_utils.h"
 #include "type_rules.h"
 
 namespace tico::decompose {
@@ -28,7 +28,7 @@ bool allStatic(const Shape &shape) {
 std::optional<Shape> broadcastExcept(const Shape &shape, const Shape &other, std::size_t dim) {
   Shape widened = other;
   widened[dim] = shape[dim];
-  return passes::broadcastShapes(shape, widened);
+  return broadcastShapes(shape, widened);
 }
 
 // index + size * (index < 0). Spelled with a cast and arithmetic rather than a where: Circle
@@ -53,16 +53,16 @@ Replacement takeAlongDim(Builder &b, Node &n) {
   if (dim_arg.isNone()) {
     if (!allStatic(x->shape()) || !allStatic(index->shape()))
       return std::nullopt;
-    const Dim numel = passes::productOf(x->shape());
+    const Dim numel = productOf(x->shape());
     Value *flat_x = x->rank() == 1 ? x : b.reshape(x, Shape{numel});
-    Value *flat_index = index->rank() == 1 ? index : b.reshape(index, Shape{passes::productOf(index->shape())});
+    Value *flat_index = index->rank() == 1 ? index : b.reshape(index, Shape{productOf(index->shape())});
     if (flat_x == nullptr || flat_index == nullptr)
       return std::nullopt;
     return std::vector<Value *>{gather(b, flat_x, 0, flat_index)};
   }
   if (x->rank() == 0 || x->rank() != index->rank())
     return std::nullopt;
-  const int64_t dim = passes::wrapDim(dim_arg.asInt(), x->rank());
+  const int64_t dim = normalizeDim(dim_arg.asInt(), x->rank());
   const auto d = static_cast<std::size_t>(dim);
   const Dim &size = x->shape()[d];
   if (!size.isStatic())

@@ -26,8 +26,8 @@ Replacement movedim(Builder &b, Node &n) {
   std::vector<int64_t> perm(static_cast<std::size_t>(rank), -1);
   std::set<int64_t> moved;
   for (std::size_t i = 0; i < source->size(); ++i) {
-    const int64_t from = passes::wrapDim((*source)[i], rank);
-    const int64_t to = passes::wrapDim((*destination)[i], rank);
+    const int64_t from = normalizeDim((*source)[i], rank);
+    const int64_t to = normalizeDim((*destination)[i], rank);
     if (!moved.insert(from).second || perm[static_cast<std::size_t>(to)] != -1)
       return std::nullopt; // repeated dims: PyTorch rejects the call
     perm[static_cast<std::size_t>(to)] = from;

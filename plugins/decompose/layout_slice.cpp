@@ -10,7 +10,7 @@
 //     (the slices are size - 1).
 #include "layout_rules.h"
 
-#include "dims.h"
+#include "tico/ir/shape_utils.h"
 #include "type_rules.h"
 
 namespace tico::decompose {
@@ -27,7 +27,7 @@ Replacement narrow(Builder &b, Node &n) {
   Value *x = n.input("self");
   if (x->rank() == 0)
     return std::nullopt;
-  const int64_t dim = passes::wrapDim(n.arg("dim").asInt(), x->rank());
+  const int64_t dim = normalizeDim(n.arg("dim").asInt(), x->rank());
   const std::optional<int64_t> start = passes::staticInt(n.arg("start"));
   const std::optional<int64_t> length = passes::staticInt(n.arg("length"));
   if (!start || !length || *length < 0)
@@ -57,7 +57,7 @@ Replacement diff(Builder &b, Node &n) {
   Value *x = n.input("self");
   if (x->rank() == 0)
     return std::nullopt;
-  const int64_t dim = passes::wrapDim(n.arg("dim").asInt(), x->rank());
+  const int64_t dim = normalizeDim(n.arg("dim").asInt(), x->rank());
   const std::optional<int64_t> times = passes::staticInt(n.arg("n"));
   if (!times || *times < 0)
     return std::nullopt;
@@ -91,7 +91,7 @@ Replacement roll(Builder &b, Node &n) {
     for (const Dim &d : x->shape())
       if (!d.isStatic())
         return std::nullopt;
-    const Shape flat{passes::productOf(x->shape())};
+    const Shape flat{productOf(x->shape())};
     Value *line = b.reshape(x, flat);
     if (line == nullptr)
       return std::nullopt;
@@ -103,7 +103,7 @@ Replacement roll(Builder &b, Node &n) {
     if (shifts->size() != dims->size())
       return std::nullopt;
     for (std::size_t i = 0; i < dims->size(); ++i) {
-      const int64_t dim = passes::wrapDim((*dims)[i], x->rank());
+      const int64_t dim = normalizeDim((*dims)[i], x->rank());
       if (!x->shape()[static_cast<std::size_t>(dim)].isStatic())
         return std::nullopt;
       out = rollDim(b, out, dim, (*shifts)[i]);

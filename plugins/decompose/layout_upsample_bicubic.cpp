@@ -58,10 +58,12 @@ Value *filter(Builder &b, Value *x, int64_t dim, const CubicTaps &taps, const ch
   Value *sum = nullptr;
   for (int k = 0; k < 4; ++k) {
     const std::string suffix = std::string(name) + "_tap" + std::to_string(k);
-    Value *index = b.constant(suffix + "_index", std::make_shared<const TensorData>(
-                                                     TensorData::fromVector(DType::Int64, {out}, taps.index[k])));
-    Value *weight = b.constant(suffix + "_weight", std::make_shared<const TensorData>(TensorData::fromVector(
-                                                       DType::Float32, weight_shape, taps.weight[k])));
+    Value *index = b.constant(
+        std::make_shared<const TensorData>(TensorData::fromVector(DType::Int64, {out}, taps.index[k])),
+        "_" + suffix + "_index");
+    Value *weight = b.constant(
+        std::make_shared<const TensorData>(TensorData::fromVector(DType::Float32, weight_shape, taps.weight[k])),
+        "_" + suffix + "_weight");
     Value *term = b.mul(A(b.make("aten::index_select.default", {A(x), A(dim), A(index)})), A(weight));
     sum = sum == nullptr ? term : b.add(A(sum), A(term));
   }

@@ -79,10 +79,12 @@ Replacement upsampleLinear1d(Builder &b, Node &n) {
   const int64_t out = length->first;
   const LinearTaps taps = linearTaps(in, out, n.arg("align_corners").asBool(), length->second);
   auto indices = [&](const char *suffix, const std::vector<int64_t> &values) {
-    return b.constant(suffix, std::make_shared<const TensorData>(TensorData::fromVector(DType::Int64, {out}, values)));
+    return b.constant(std::make_shared<const TensorData>(TensorData::fromVector(DType::Int64, {out}, values)),
+                      std::string("_") + suffix);
   };
   auto weights = [&](const char *suffix, const std::vector<float> &values) {
-    return b.constant(suffix, std::make_shared<const TensorData>(TensorData::fromVector(DType::Float32, {out}, values)));
+    return b.constant(std::make_shared<const TensorData>(TensorData::fromVector(DType::Float32, {out}, values)),
+                      std::string("_") + suffix);
   };
   Value *left = b.make("aten::index_select.default", {A(x), A(int64_t{2}), A(indices("left_index", taps.first))});
   Value *right = b.make("aten::index_select.default", {A(x), A(int64_t{2}), A(indices("right_index", taps.second))});

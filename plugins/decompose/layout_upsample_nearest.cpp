@@ -55,7 +55,7 @@ Replacement upsampleNearest1d(Builder &b, Node &n, bool exact) {
     }
   }
   Value *index =
-      b.constant("index", std::make_shared<const TensorData>(TensorData::fromVector(DType::Int64, {out}, source)));
+      b.constant(std::make_shared<const TensorData>(TensorData::fromVector(DType::Int64, {out}, source)), "_index");
   return std::vector<Value *>{b.make("aten::index_select.default", {A(x), A(int64_t{2}), A(index)})};
 }
 

@@ -37,7 +37,7 @@ Replacement cumsum(Builder &b, Node &n) {
   if (out_dtype != DType::Float32 && out_dtype != DType::Int64 && out_dtype != DType::Int32)
     return std::nullopt;
   const int64_t rank = x->rank();
-  const int64_t dim = passes::wrapDim(n.arg("dim").asInt(), rank);
+  const int64_t dim = normalizeDim(n.arg("dim").asInt(), rank);
 
   // The dim moved last (a transpose is its own inverse).
   Value *moved = dim == rank - 1 ? x : b.make("aten::transpose.int", {A(x), A(dim), A(rank - 1)});

@@ -31,7 +31,7 @@ Replacement exp2(Builder &b, Node &n) {
   Value *x = n.input("self");
   if (!isFloat32(x))
     return std::nullopt;
-  Value *two = b.scalarConstant("two", DType::Float32, 2.0);
+  Value *two = b.scalarConstant(DType::Float32, 2.0, "_two");
   Value *power = b.make("aten::pow.Tensor_Tensor", {A(two), A(x)});
   // 2^x overflows float32 from x = 128 on; onert 0.2's POW saturates that to float32 max.
   Value *overflow = b.make("aten::ge.Scalar", {A(x), A(128.0)});

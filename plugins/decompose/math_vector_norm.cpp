@@ -33,7 +33,7 @@ Replacement vectorNorm(Builder &b, Node &n) {
   const Argument *dim_arg = n.findArg("dim");
   if (dim_arg && dim_arg->isIntList())
     for (int64_t d : dim_arg->asInts())
-      dims.push_back(passes::wrapDim(d, rank));
+      dims.push_back(normalizeDim(d, rank));
   else if (dim_arg && !dim_arg->isNone())
     return std::nullopt;
   if (dims.empty())

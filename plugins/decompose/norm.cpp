@@ -13,7 +13,7 @@
 // instance_norm of a rank INSTANCE_NORM does not take, normalised the same way per sample.
 #include "decomposition.h"
 
-#include "dims.h"
+#include "tico/ir/shape_utils.h"
 #include "tico/support/error.h"
 
 namespace tico::decompose {
@@ -71,10 +71,10 @@ Replacement groupNorm(Builder &b, Node &n, int64_t groups) {
   const Shape &shape = x->shape();
   if (shape.size() < 2 || groups <= 0)
     return std::nullopt;
-  std::optional<Dim> per_group = passes::divDims(shape[1], Dim(groups));
+  std::optional<Dim> per_group = divDims(shape[1], Dim(groups));
   if (!per_group)
     return std::nullopt;
-  Shape grouped{shape[0], Dim(groups), passes::mulDims(*per_group, passes::productOf(shape, 2, shape.size()))};
+  Shape grouped{shape[0], Dim(groups), mulDims(*per_group, productOf(shape, 2, shape.size()))};
   Value *packed = b.reshape(x, grouped);
   if (!packed)
     return std::nullopt;

@@ -4,7 +4,7 @@
 // dim=None (flatten first) is left alone.
 #include "decomposition.h"
 
-#include "dims.h"
+#include "tico/ir/shape_utils.h"
 #include "type_rules.h"
 
 namespace tico::decompose {
@@ -20,7 +20,7 @@ Replacement repeatInterleave(Builder &b, Node &n) {
   if (!repeats || *repeats < 1 || dim_arg.isNone() || x->rank() == 0)
     return std::nullopt;
   const auto rank = static_cast<int64_t>(x->rank());
-  const int64_t dim = passes::wrapDim(dim_arg.asInt(), rank);
+  const int64_t dim = normalizeDim(dim_arg.asInt(), rank);
   if (*repeats == 1)
     return std::vector<Value *>{x};
   const Shape &s = x->shape();
@@ -31,7 +31,7 @@ Replacement repeatInterleave(Builder &b, Node &n) {
   if (!e)
     return std::nullopt;
   Shape merged = s;
-  merged[static_cast<std::size_t>(dim)] = passes::mulDims(s[static_cast<std::size_t>(dim)], Dim(*repeats));
+  merged[static_cast<std::size_t>(dim)] = mulDims(s[static_cast<std::size_t>(dim)], Dim(*repeats));
   Value *r = b.reshape(e, merged, {x});
   return r ? Replacement(std::vector<Value *>{r}) : std::nullopt;
 }

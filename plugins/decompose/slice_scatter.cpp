@@ -25,7 +25,7 @@ Replacement decomposeSliceScatter(Builder &b, Node &n) {
   const int64_t rank = static_cast<int64_t>(input->rank());
   if (rank == 0)
     return std::nullopt;
-  const int64_t dim = passes::wrapDim(passes::staticInt(n.arg("dim")).value_or(0), rank);
+  const int64_t dim = normalizeDim(passes::staticInt(n.arg("dim")).value_or(0), rank);
   const Dim &size_dim = input->shape()[static_cast<std::size_t>(dim)];
   if (!size_dim.isStatic())
     return std::nullopt;

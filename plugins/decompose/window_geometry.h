@@ -85,8 +85,9 @@ Value *perPositionConstant(Builder &b, const std::string &suffix, DType dtype, c
   for (int64_t oh = 0; oh < axes[0].output; ++oh)
     for (int64_t ow = 0; ow < axes[1].output; ++ow)
       data.push_back(static_cast<T>(values(oh, ow)));
-  return b.constant(suffix, std::make_shared<const TensorData>(
-                                TensorData::fromVector(dtype, {axes[0].output, axes[1].output}, data)));
+  return b.constant(
+      std::make_shared<const TensorData>(TensorData::fromVector(dtype, {axes[0].output, axes[1].output}, data)),
+      "_" + suffix);
 }
 
 } // namespace tico::decompose

@@ -83,14 +83,14 @@ Replacement rewriteTransposedConv(Builder &b, Node &n) {
     if (dilated)
       kernel = dilatedKernel(*kernel, (*dilation)[0], (*dilation)[1]);
     const std::string suffix = *groups == 1 ? "dilated_weight" : "weight_" + std::to_string(g);
-    Value *group_kernel = b.constant(suffix, kernel);
+    Value *group_kernel = b.constant(kernel, "_" + suffix);
     Value *group_input = x;
     Value *group_bias = bias;
     if (*groups > 1) {
       group_input = b.make("aten::slice.Tensor", {passes::A(x), passes::A(int64_t{1}), passes::A(g * in_per_group),
                                                   passes::A((g + 1) * in_per_group), passes::A(int64_t{1})});
       if (bias != nullptr)
-        group_bias = b.constant("bias_" + std::to_string(g), rowsOf(*bias->constant(), g * out_per_group, out_per_group));
+        group_bias = b.constant(rowsOf(*bias->constant(), g * out_per_group, out_per_group), "_bias_" + std::to_string(g));
     }
     std::vector<NamedArg> args;
     for (const NamedArg &arg : n.args()) {

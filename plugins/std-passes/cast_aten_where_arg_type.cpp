@@ -5,7 +5,6 @@
 //
 // Casting integers to float32 is exact only up to 2^24; a constant outside that range is an
 // error naming it, as in the original (the cast would silently change values).
-#include "builder.h"
 #include "pass_support.h"
 #include "passes.h"
 
@@ -43,38 +42,33 @@ bool fitsFloat32(const TensorData &data) {
   return data.dtype == DType::Int32 ? check(int32_t{}) : check(int64_t{});
 }
 
-class CastAtenWhereArgTypePass final : public Pass {
-public:
-  bool run(Graph &graph, PassContext &) override {
-    bool changed = false;
-    for (Node *node : snapshot(graph)) {
-      if (!isOp(*node, {"aten::where.self"}) || !isTensorValue(node->arg(1)) || !isTensorValue(node->arg(2)))
-        continue;
-      Value *a = node->input(1), *b = node->input(2);
-      if (!a->isConstant() || !b->isConstant() || a->dtype() == b->dtype())
-        continue;
-      int ra = rankOf(a->dtype()), rb = rankOf(b->dtype());
-      if (ra < 0 || rb < 0)
-        continue;
-      Value *to_cast = ra < rb ? a : b;
-      DType target = ra < rb ? b->dtype() : a->dtype();
-      if (target == DType::Float32 && !fitsFloat32(*to_cast->constant()))
-        throw Error("cast-aten-where-arg-type: constant '" + to_cast->name() + "' (" +
-                    std::string(dtypeName(to_cast->dtype())) + ") of where node '" + node->name() +
-                    "' has values outside the range float32 represents exactly");
-      Builder builder(graph, node, node->name());
-      node->replaceInput(to_cast, builder.cast(to_cast, target));
-      changed = true;
-    }
-    return changed;
-  }
-};
+bool castWhereArgs(Node &matched, rewrite::Rewriter &rewriter) {
+  Node *node = &matched;
+  if (!isTensorValue(node->arg(1)) || !isTensorValue(node->arg(2)))
+    return false;
+  Value *a = node->input(1), *b = node->input(2);
+  if (!a->isConstant() || !b->isConstant() || a->dtype() == b->dtype())
+    return false;
+  int ra = rankOf(a->dtype()), rb = rankOf(b->dtype());
+  if (ra < 0 || rb < 0)
+    return false;
+  Value *to_cast = ra < rb ? a : b;
+  DType target = ra < rb ? b->dtype() : a->dtype();
+  if (target == DType::Float32 && !fitsFloat32(*to_cast->constant()))
+    throw Error("cast-aten-where-arg-type: constant '" + to_cast->name() + "' (" +
+                std::string(dtypeName(to_cast->dtype())) + ") of where node '" + node->name() +
+                "' has values outside the range float32 represents exactly");
+  Builder builder = rewriter.builderFor(*node);
+  node->replaceInput(to_cast, builder.cast(to_cast, target));
+  return true;
+}
 
 } // namespace
 
 void registerCastAtenWhereArgType(Registrar &r) {
-  r.addPass(simplePass<CastAtenWhereArgTypePass>(
-      "cast-aten-where-arg-type", "Cast the lower-ranked constant operand of where.self to the other's dtype"));
+  r.addPass(sweepPass("cast-aten-where-arg-type",
+                      "Cast the lower-ranked constant operand of where.self to the other's dtype", {"aten::where.self"},
+                      castWhereArgs));
 }
 
 } // namespace tico::passes

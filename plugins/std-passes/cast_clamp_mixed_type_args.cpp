@@ -3,7 +3,6 @@
 //   input or tensor bound of another dtype -> _to_copy(.., dtype=result)
 //   number bound of another kind           -> the number of the result's kind (0 -> 0.0)
 // so MAXIMUM/MINIMUM see one dtype. PyTorch computes in the result dtype too.
-#include "builder.h"
 #include "pass_support.h"
 #include "passes.h"
 
@@ -14,7 +13,7 @@ namespace {
 
 class CastClampMixedTypeArgsPass final : public Pass {
 public:
-  bool run(Graph &graph, PassContext &) override {
+  bool run(Graph &graph, PassContext &context) override {
     bool changed = false;
     for (Node *node : snapshot(graph)) {
       if (!isOp(*node, {"aten::clamp.default", "aten::clamp.Tensor"}) || !isTensorValue(node->arg(0)))
@@ -25,7 +24,7 @@ public:
         if (isTensorValue(arg)) {
           if (arg.asValue()->dtype() == result)
             continue;
-          Builder b(graph, node, node->name());
+          Builder b(graph, context.registry(), node, node->name());
           node->setArg(name, A(b.cast(arg.asValue(), result)));
           changed = true;
         } else if (arg.isNumber()) {

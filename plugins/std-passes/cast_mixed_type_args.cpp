@@ -9,7 +9,6 @@
 //                     only when preserve_ep_invariant is false (the relaxed-invariant stage)
 // Ops: add, sub, mul, div (.Tensor), minimum, pow.Tensor_Scalar, eq/ne/gt/ge/le (.Tensor,
 // .Scalar) as in the original converter, plus lt, which the original leaves out.
-#include "builder.h"
 #include "pass_support.h"
 #include "passes.h"
 #include "type_rules.h"
@@ -36,7 +35,7 @@ class CastMixedTypeArgsPass final : public Pass {
 public:
   explicit CastMixedTypeArgsPass(bool preserve) : preserve_(preserve) {}
 
-  bool run(Graph &graph, PassContext &) override {
+  bool run(Graph &graph, PassContext &context) override {
     bool changed = false;
     for (Node *node : snapshot(graph)) {
       if (!isOp(*node, kOps) || node->numArgs() < 2)
@@ -52,7 +51,7 @@ public:
         if (*operandDType(arg) == promoted)
           continue;
         if (arg.isValue()) {
-          Builder b(graph, node, node->name());
+          Builder b(graph, context.registry(), node, node->name());
           node->setArg(i, A(b.cast(arg.asValue(), promoted)));
           changed = true;
           continue;
@@ -67,8 +66,8 @@ public:
         } else if (promoted == DType::Bool) {
           node->setArg(i, Argument::boolean(v != 0.0));
         } else if (!preserve_) {
-          Builder b(graph, node, node->name());
-          node->setArg(i, A(b.scalarConstant("scalar", promoted, v)));
+          Builder b(graph, context.registry(), node, node->name());
+          node->setArg(i, A(b.scalarConstant(promoted, v, "_scalar")));
         } else {
           continue;
         }

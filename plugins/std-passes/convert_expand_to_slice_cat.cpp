@@ -5,7 +5,6 @@
 //     cat([cat([x[:, h:h+1]] * n, 1) for h in 0..H), 1)   (shape [B,H*n,S,D])
 // which the closing reshape then reads unchanged. Pure data movement: same values, for
 // backends without BROADCAST_TO of rank 5. The expand must feed only that reshape.
-#include "builder.h"
 #include "pass_support.h"
 #include "passes.h"
 #include "reshape_match.h"
@@ -41,7 +40,7 @@ public:
       const Shape &out = post->output()->shape();
       if (out.size() != 4 || out[1] != Dim(heads * repeats) || out[0] != xs[0] || out[2] != xs[2] || out[3] != xs[3])
         continue;
-      Builder b(graph, expand, expand->name());
+      Builder b(graph, context.registry(), expand, expand->name());
       std::vector<Value *> groups;
       for (int64_t h = 0; h < heads; ++h) {
         Value *head = b.make("aten::slice.Tensor", {A(x), A(int64_t{1}), A(h), A(h + 1)});

@@ -32,7 +32,7 @@ namespace {
 struct Mapping {
   int64_t p; // the size-1 axis of the 4-D form
   int64_t axis(int64_t a3) const {
-    a3 = wrapDim(a3, 3);
+    a3 = normalizeDim(a3, 3);
     return a3 < p ? a3 : a3 + 1;
   }
   std::vector<int64_t> permutation(const std::vector<int64_t> &perm3) const {

@@ -6,7 +6,6 @@
 // fill value does not survive x's dtype (full_like(int_x, 0.5, dtype=float) would become 0.0).
 // Here the rewrite only happens when v is exactly representable in x's dtype, so the result
 // is always the same as PyTorch's.
-#include "builder.h"
 #include "pass_support.h"
 #include "passes.h"
 
@@ -39,38 +38,31 @@ bool representable(double v, DType dtype) {
   }
 }
 
-class ExtractDtypeKwargsPass final : public Pass {
-public:
-  bool run(Graph &graph, PassContext &) override {
-    bool changed = false;
-    for (Node *node : snapshot(graph)) {
-      if (!isOp(*node, {"aten::full_like.default"}))
-        continue;
-      const Argument &dtype_arg = node->arg("dtype");
-      Value *x = node->input(0);
-      if (dtype_arg.isNone() || dtype_arg.asScalarType() == x->dtype())
-        continue;
-      auto fill = numberOf(node->arg("fill_value"));
-      if (!fill || !representable(*fill, x->dtype()))
-        continue;
-      const DType target = dtype_arg.asScalarType();
-      Value *out = node->output();
-      node->setArg("dtype", Argument::none());
-      out->setType(x->dtype(), out->shape());
-      Builder b(graph, nodeAfter(graph, node), node->name());
-      Value *cast = b.cast(out, target);
-      replaceUsesExceptReader(graph, out, cast, cast->producer());
-      changed = true;
-    }
-    return changed;
-  }
-};
+bool extractDtype(Node &matched, rewrite::Rewriter &rewriter) {
+  Node *node = &matched;
+  Graph &graph = rewriter.graph();
+  const Argument &dtype_arg = node->arg("dtype");
+  Value *x = node->input(0);
+  if (dtype_arg.isNone() || dtype_arg.asScalarType() == x->dtype())
+    return false;
+  auto fill = numberOf(node->arg("fill_value"));
+  if (!fill || !representable(*fill, x->dtype()))
+    return false;
+  const DType target = dtype_arg.asScalarType();
+  Value *out = node->output();
+  node->setArg("dtype", Argument::none());
+  out->setType(x->dtype(), out->shape());
+  Builder b = rewriter.builder(nodeAfter(graph, node), node->name());
+  Value *cast = b.cast(out, target);
+  replaceUsesExceptReader(graph, out, cast, cast->producer());
+  return true;
+}
 
 } // namespace
 
 void registerExtractDtypeKwargs(Registrar &r) {
-  r.addPass(simplePass<ExtractDtypeKwargsPass>(
-      "extract-dtype-kwargs", "Move the dtype= of full_like into a following _to_copy (when exact)"));
+  r.addPass(sweepPass("extract-dtype-kwargs", "Move the dtype= of full_like into a following _to_copy (when exact)",
+                      {"aten::full_like.default"}, extractDtype));
 }
 
 } // namespace tico::passes

@@ -4,7 +4,7 @@
 // they create; a node without a type comes from a plugin that created it untyped (dtype
 // Unknown). Later passes and every lowering read types, so they are filled here:
 //
-//   1. by the shape rules of support/type_rules.h (elementwise promotion and broadcasting,
+//   1. by the type rules plugins registered (this plugin: support/type_rules.h) (elementwise promotion and broadcasting,
 //      views, reductions, matrix products, constructors; symbolic dims included);
 //   2. otherwise, when every input has a static shape (and `evaluate` is on), by running the
 //      node once through the registered evaluator on zero-filled inputs of those shapes (the
@@ -41,7 +41,7 @@ public:
       if (!needsType(*node))
         continue;
       std::string why;
-      if (inferOutputTypes(*node, &why) && applyInferredTypes(*node)) {
+      if (applyTypes(context.registry(), *node, &why)) {
         changed = true;
         continue;
       }

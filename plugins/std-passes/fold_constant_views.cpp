@@ -8,17 +8,12 @@
 #include "pass_support.h"
 #include "passes.h"
 
+#include "tico/ir/shape_utils.h"
+
 #include <algorithm>
 
 namespace tico::passes {
 namespace {
-
-int64_t wrapDim(int64_t dim, int64_t rank) {
-  int64_t r = std::max<int64_t>(rank, 1);
-  if (dim < -r || dim >= r)
-    throw Error("dim " + std::to_string(dim) + " out of range for rank " + std::to_string(rank));
-  return dim < 0 ? dim + r : dim;
-}
 
 // The folded view of `node`'s constant input, or null when the node is not a foldable view.
 DataPtr foldedView(const Node &node) {
@@ -31,7 +26,7 @@ DataPtr foldedView(const Node &node) {
   if (isOp(node, {"aten::permute.default", "aten::permute_copy.default"})) {
     std::vector<int64_t> perm;
     for (int64_t d : node.arg(1).asInts())
-      perm.push_back(wrapDim(d, rank));
+      perm.push_back(normalizeDim(d, rank));
     return permuteView(data, perm);
   }
   if (isOp(node, {"aten::transpose.int", "aten::transpose_copy.int", "aten::t.default", "aten::t_copy.default"})) {
@@ -40,14 +35,14 @@ DataPtr foldedView(const Node &node) {
       perm[static_cast<std::size_t>(i)] = i;
     if (rank >= 2) {
       bool t = node.op().name == "t" || node.op().name == "t_copy";
-      int64_t a = t ? 0 : wrapDim(node.arg(1).asInt(), rank);
-      int64_t b = t ? 1 : wrapDim(node.arg(2).asInt(), rank);
+      int64_t a = t ? 0 : normalizeDim(node.arg(1).asInt(), rank);
+      int64_t b = t ? 1 : normalizeDim(node.arg(2).asInt(), rank);
       std::swap(perm[static_cast<std::size_t>(a)], perm[static_cast<std::size_t>(b)]);
     }
     return permuteView(data, perm);
   }
   if (isOp(node, {"aten::unsqueeze.default", "aten::unsqueeze_copy.default"}))
-    return unsqueezeView(data, wrapDim(node.arg(1).asInt(), rank + 1));
+    return unsqueezeView(data, normalizeDim(node.arg(1).asInt(), rank + 1));
   if (isOp(node, {"aten::squeeze.default", "aten::squeeze.dim", "aten::squeeze.dims", "aten::squeeze_copy.default",
                   "aten::squeeze_copy.dim", "aten::squeeze_copy.dims"})) {
     std::vector<int64_t> requested;
@@ -62,7 +57,7 @@ DataPtr foldedView(const Node &node) {
     for (int64_t d : requested) {
       if (rank == 0)
         continue;
-      int64_t n = wrapDim(d, rank);
+      int64_t n = normalizeDim(d, rank);
       if (data.sizes[static_cast<std::size_t>(n)] == 1 && std::find(dims.begin(), dims.end(), n) == dims.end())
         dims.push_back(n);
     }
@@ -74,7 +69,7 @@ DataPtr foldedView(const Node &node) {
     auto step = staticInt(node.arg("step"));
     if (!start || !end || !step || *step <= 0 || rank == 0)
       return nullptr;
-    int64_t dim = wrapDim(node.arg("dim").asInt(), rank);
+    int64_t dim = normalizeDim(node.arg("dim").asInt(), rank);
     int64_t n = data.sizes[static_cast<std::size_t>(dim)];
     auto clamp = [n](int64_t v) {
       if (v < 0)
@@ -89,7 +84,7 @@ DataPtr foldedView(const Node &node) {
     auto index = staticInt(node.arg(2));
     if (!index || rank == 0)
       return nullptr;
-    int64_t dim = wrapDim(node.arg(1).asInt(), rank);
+    int64_t dim = normalizeDim(node.arg(1).asInt(), rank);
     int64_t n = data.sizes[static_cast<std::size_t>(dim)];
     int64_t i = *index < 0 ? *index + n : *index;
     if (i < 0 || i >= n)

@@ -20,7 +20,6 @@
 // unknown view op, a resize) are an error naming the node.
 #include "pass_support.h"
 #include "passes.h"
-#include "builder.h"
 #include "type_rules.h"
 
 #include <unordered_map>
@@ -109,7 +108,7 @@ std::optional<FunctionalForm> functionalForm(const OpSchemaRegistry &schemas, co
 
 class Functionalizer {
 public:
-  explicit Functionalizer(Graph &graph) : graph_(graph) {}
+  Functionalizer(Graph &graph, const Registry &registry) : graph_(graph), registry_(registry) {}
 
   bool run() {
     bool any = false;
@@ -159,7 +158,7 @@ private:
         auto dim = staticInt(s.node->arg(1));
         if (!dim)
           return false;
-        int64_t d = wrapDim(*dim, in->rank());
+        int64_t d = normalizeDim(*dim, in->rank());
         for (int64_t i = 0; i < d; ++i)
           if (!(in->shape()[i].isStatic() && in->shape()[i].value() == 1))
             return false;
@@ -299,7 +298,7 @@ private:
     Node *functional = graph_.createNode(form->op, std::move(args), std::move(types), node, node->name());
     // The functional op computes in PyTorch's result type; the write converts to the target's.
     // An in-place op keeps the written tensor's shape; an out= op gives its result's shape.
-    applyInferredTypes(*functional);
+    applyTypes(registry_, *functional);
     if (form->dropped.empty())
       for (std::size_t r = 0; r < written.size(); ++r)
         functional->output(r)->setType(functional->output(r)->dtype(), node->input(written[r])->shape());
@@ -307,7 +306,7 @@ private:
     for (std::size_t r = 0; r < written.size(); ++r) {
       Value *target = node->input(written[r]);
       Value *result = functional->output(r);
-      Builder b(graph_, node, node->name());
+      Builder b(graph_, registry_, node, node->name());
       if (result->dtype() != target->dtype())
         result = b.cast(result, target->dtype());
       if (result->shape() != target->shape()) {
@@ -361,7 +360,7 @@ private:
   Value *scatter(Node *write, const ViewStep &step, Value *parent, Value *contents) {
     const Node &view = *step.node;
     const OpKey &op = view.op();
-    Builder b(graph_, write, write->name());
+    Builder b(graph_, registry_, write, write->name());
     auto typed = [&](const std::string &scatter_op, std::vector<NamedArg> args) {
       return b.typed(scatter_op, std::move(args), parent->dtype(), parent->shape());
     };
@@ -394,7 +393,7 @@ private:
       const auto &dims = view.arg("dims").asInts();
       std::vector<int64_t> inverse(dims.size());
       for (std::size_t i = 0; i < dims.size(); ++i)
-        inverse[static_cast<std::size_t>(wrapDim(dims[i], static_cast<int64_t>(dims.size())))] = static_cast<int64_t>(i);
+        inverse[static_cast<std::size_t>(normalizeDim(dims[i], static_cast<int64_t>(dims.size())))] = static_cast<int64_t>(i);
       return b.permute(contents, inverse);
     }
     if (isOneOf(op, {"aten::split.Tensor", "aten::split_with_sizes.default", "aten::unbind.int"}))
@@ -416,7 +415,7 @@ private:
   // Output `part` of a split/unbind written back into `parent`.
   Value *scatterPart(Builder &b, Node *write, const Node &view, std::size_t part, Value *parent, Value *contents) {
     int64_t rank = parent->rank();
-    int64_t dim = wrapDim(view.arg("dim").asInt(), rank);
+    int64_t dim = normalizeDim(view.arg("dim").asInt(), rank);
     if (view.op().str() == "aten::unbind.int")
       return b.typed("aten::select_scatter.default", {{"", A(parent)}, {"", A(contents)}, {"", A(dim)}, {"", A(static_cast<int64_t>(part))}},
                      parent->dtype(), parent->shape());
@@ -478,6 +477,7 @@ private:
   }
 
   Graph &graph_;
+  const Registry &registry_;
   std::unordered_map<Value *, AliasInfo> alias_;
   std::unordered_map<Value *, Value *> current_;
   std::unordered_map<Value *, uint64_t> version_;
@@ -486,7 +486,7 @@ private:
 
 class FunctionalizePass final : public Pass {
 public:
-  bool run(Graph &graph, PassContext &) override { return Functionalizer(graph).run(); }
+  bool run(Graph &graph, PassContext &context) override { return Functionalizer(graph, context.registry()).run(); }
 };
 
 } // namespace

@@ -8,40 +8,34 @@
 namespace tico::passes {
 namespace {
 
-const std::string_view kReshape[] = {"aten::reshape.default", "aten::view.default",
-                                                              "aten::_unsafe_view.default", "aten::view_copy.default"};
+const std::string_view kReshape[] = {"aten::reshape.default", "aten::view.default", "aten::_unsafe_view.default",
+                                     "aten::view_copy.default"};
 
-class FuseRedundantReshapeToMeanPass final : public Pass {
-public:
-  bool run(Graph &graph, PassContext &) override {
-    bool changed = false;
-    // Matched from the reshape (the last node), so that only the visited node is erased.
-    for (Node *reshape : snapshot(graph)) {
-      if (!isOp(*reshape, kReshape) || !isTensorValue(reshape->arg(0)))
-        continue;
-      Node *mean = producerIf(reshape->input(0), {"aten::mean.dim"});
-      if (mean == nullptr || !hasSingleUse(graph, mean->output()) || mean->arg("keepdim").asBool())
-        continue;
-      // The result type with keepdim=True, computed by the shape rule of mean.
-      mean->setArg("keepdim", Argument::boolean(true));
-      auto kept = inferOutputTypes(*mean);
-      if (!kept || (*kept)[0].shape != reshape->output()->shape()) {
-        mean->setArg("keepdim", Argument::boolean(false));
-        continue;
-      }
-      mean->output()->setType(mean->output()->dtype(), (*kept)[0].shape);
-      replaceAndErase(graph, reshape, mean->output());
-      changed = true;
-    }
-    return changed;
+// Matched from the reshape (the last node), so that only the visited node is erased.
+bool fuseIntoMean(Node &reshape, rewrite::Rewriter &rewriter) {
+  if (!isTensorValue(reshape.arg(0)))
+    return false;
+  Node *mean = producerIf(reshape.input(0), {"aten::mean.dim"});
+  if (mean == nullptr || !hasSingleUse(rewriter.graph(), mean->output()) || mean->arg("keepdim").asBool())
+    return false;
+  // The result type with keepdim=True, computed by the type rule of mean.
+  mean->setArg("keepdim", Argument::boolean(true));
+  auto kept = inferTypes(*rewriter.registry(), *mean);
+  if (!kept || (*kept)[0].shape != reshape.output()->shape()) {
+    mean->setArg("keepdim", Argument::boolean(false));
+    return false;
   }
-};
+  mean->output()->setType(mean->output()->dtype(), (*kept)[0].shape);
+  rewriter.revisit(mean);
+  rewriter.replaceNode(&reshape, mean->output());
+  return true;
+}
 
 } // namespace
 
 void registerFuseRedundantReshapeToMean(Registrar &r) {
-  r.addPass(simplePass<FuseRedundantReshapeToMeanPass>(
-      "fuse-redundant-reshape-to-mean", "Fold a reshape that restores reduced dims into mean(keepdim=True)"));
+  r.addPass(sweepPass("fuse-redundant-reshape-to-mean",
+                      "Fold a reshape that restores reduced dims into mean(keepdim=True)", kReshape, fuseIntoMean));
 }
 
 } // namespace tico::passes

@@ -19,7 +19,6 @@
 //
 // A bit-level reinterpretation of a half tensor (`view.dtype` between a half type and another
 // 16-bit type) has no float32 meaning: the pass fails naming the node.
-#include "builder.h"
 #include "pass_support.h"
 #include "passes.h"
 
@@ -34,7 +33,7 @@ class HalfPrecisionPolicy final : public Pass {
 public:
   explicit HalfPrecisionPolicy(bool float16_interface) : float16_interface_(float16_interface) {}
 
-  bool run(Graph &graph, PassContext &) override {
+  bool run(Graph &graph, PassContext &context) override {
     changed_ = false;
     widened_.clear();
     for (Node *node : snapshot(graph))
@@ -64,7 +63,7 @@ public:
     for (Node *node : snapshot(graph))
       if (!isFloat16Boundary(graph, *node))
         computeInFloat32(*node);
-    keepFloat16Interface(graph, float16_inputs, float16_outputs);
+    keepFloat16Interface(graph, context.registry(), float16_inputs, float16_outputs);
     return changed_;
   }
 
@@ -120,14 +119,15 @@ private:
 
   // interface=float16: float16 user inputs stay float16 and are widened by a cast before
   // their first use; float16 user outputs are narrowed by a cast after the float32 compute.
-  void keepFloat16Interface(Graph &graph, const std::vector<Value *> &inputs, const std::vector<std::size_t> &outputs) {
+  void keepFloat16Interface(Graph &graph, const Registry &types, const std::vector<Value *> &inputs,
+                            const std::vector<std::size_t> &outputs) {
     Node *first = graph.nodes().empty() ? nullptr : graph.nodes().front().get();
     for (Value *input : inputs) {
       if (!input->hasUsers() && !graph.isGraphOutput(input))
         continue;
       if (widenedOnlyByCasts(graph, input))
         continue; // an earlier run placed the cast (the pass may run in a fixed-point stage)
-      Builder b(graph, first, input->name());
+      Builder b(graph, types, first, input->name());
       Value *wide = b.cast(input, DType::Float32);
       replaceUsesExceptReader(graph, input, wide, wide->producer());
       changed_ = true;
@@ -136,7 +136,7 @@ private:
       Value *value = graph.outputs()[index].value.asValue();
       if (value->dtype() == DType::Float16)
         continue; // a float16 input returned as it is
-      Builder b(graph, nullptr, value->name());
+      Builder b(graph, types, nullptr, value->name());
       graph.setOutputValue(index, Argument::value(b.cast(value, DType::Float16)));
       changed_ = true;
     }

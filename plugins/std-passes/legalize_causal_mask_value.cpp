@@ -10,7 +10,6 @@
 // constants; here any constant qualifies (after fold-constants the mask usually is one). A
 // mask shared by several adds becomes one new constant; the old one is left to dead-code
 // removal if nothing else reads it.
-#include "builder.h"
 #include "pass_support.h"
 #include "passes.h"
 

@@ -3,7 +3,6 @@
 // of a GATHER, which NPUs support better. A negative index is normalised when the dim is
 // static; on a symbolic dim it slices from the end (the original converter would produce an
 // empty slice for i = -1).
-#include "builder.h"
 #include "pass_support.h"
 #include "passes.h"
 #include "type_rules.h"
@@ -13,46 +12,40 @@
 namespace tico::passes {
 namespace {
 
-class LowerSelectCopyToSlicePass final : public Pass {
-public:
-  bool run(Graph &graph, PassContext &) override {
-    bool changed = false;
-    for (Node *node : snapshot(graph)) {
-      if (!isOp(*node, {"aten::select.int", "aten::select_copy.int"}) || !isTensorValue(node->arg(0)))
-        continue;
-      auto index = staticInt(node->arg(2));
-      if (!index)
-        continue;
-      Value *x = node->input(0);
-      const int64_t dim = wrapDim(node->arg(1).asInt(), x->rank());
-      const Dim &size = x->shape()[static_cast<std::size_t>(dim)];
-      if (size.isSymbolic() && (*index >= size.value() || -*index > size.value()))
-        continue; // outside the example size: nothing to check the slice against
-      int64_t start = *index;
-      if (start < 0 && size.isStatic())
-        start += size.value();
-      int64_t end = start + 1;
-      if (start < 0 && end == 0)
-        end = std::numeric_limits<int64_t>::max(); // the last element of a symbolic dim
-      Builder b(graph, node, node->name());
-      Value *slice = b.make("aten::slice.Tensor", {A(x), A(dim), A(start), A(end)});
-      Value *reshape = b.reshape(slice, node->output()->shape());
-      if (!reshape) {
-        eraseDeadChain(graph, slice);
-        continue;
-      }
-      replaceAndErase(graph, node, reshape);
-      changed = true;
-    }
-    return changed;
+bool selectToSlice(Node &matched, rewrite::Rewriter &rewriter) {
+  Node *node = &matched;
+  if (!isTensorValue(node->arg(0)))
+    return false;
+  auto index = staticInt(node->arg(2));
+  if (!index)
+    return false;
+  Value *x = node->input(0);
+  const int64_t dim = normalizeDim(node->arg(1).asInt(), x->rank());
+  const Dim &size = x->shape()[static_cast<std::size_t>(dim)];
+  if (size.isSymbolic() && (*index >= size.value() || -*index > size.value()))
+    return false; // outside the example size: nothing to check the slice against
+  int64_t start = *index;
+  if (start < 0 && size.isStatic())
+    start += size.value();
+  int64_t end = start + 1;
+  if (start < 0 && end == 0)
+    end = std::numeric_limits<int64_t>::max(); // the last element of a symbolic dim
+  Builder b = rewriter.builderFor(*node);
+  Value *slice = b.make("aten::slice.Tensor", {A(x), A(dim), A(start), A(end)});
+  Value *reshape = b.reshape(slice, node->output()->shape());
+  if (!reshape) {
+    rewriter.eraseDeadChain(slice);
+    return false;
   }
-};
+  rewriter.replaceNode(node, reshape);
+  return true;
+}
 
 } // namespace
 
 void registerLowerSelectCopyToSlice(Registrar &r) {
-  r.addPass(simplePass<LowerSelectCopyToSlicePass>("lower-select-copy-to-slice",
-                                                   "Rewrite select with a constant index as slice + reshape"));
+  r.addPass(sweepPass("lower-select-copy-to-slice", "Rewrite select with a constant index as slice + reshape",
+                      {"aten::select.int", "aten::select_copy.int"}, selectToSlice));
 }
 
 } // namespace tico::passes

@@ -8,6 +8,8 @@ namespace {
 
 void registerAll(tico::Registrar &r) {
   using namespace tico::passes;
+  // The result-type rules of ATen ops, which the node builder of every plugin types with.
+  registerTypeRules(r);
   registerRemoveDeadCode(r);
   registerFoldConstantViews(r);
   registerFunctionalize(r);
@@ -45,10 +47,6 @@ void registerAll(tico::Registrar &r) {
   registerFuseLeadingUnsqueezeReshape(r);
   registerCastClampMixedTypeArgs(r);
   registerEliminateRankRoundTripRegion(r);
-  for (const std::string &op : typeRuleOps()) {
-    tico::OpKey key = tico::OpKey::parseOrThrow(op);
-    r.addOpFamilyReference(key.ns, key.name, "a type rule");
-  }
 }
 
 } // namespace

@@ -51,28 +51,23 @@ Value *forwardedInput(const Graph &graph, const Node &node) {
   return nullptr;
 }
 
-class RemoveNopPass final : public Pass {
-public:
-  bool run(Graph &graph, PassContext &) override {
-    bool changed = false;
-    for (Node *node : snapshot(graph)) {
-      Value *in = forwardedInput(graph, *node);
-      if (!in)
-        continue;
-      graph.replaceAllUsesWith(node->output(0), in);
-      graph.eraseNode(node);
-      changed = true;
-    }
-    return changed;
-  }
-};
+// Every node: forwardedInput recognises the ops that forward their input.
+bool removeNop(Node &node, rewrite::Rewriter &rewriter) {
+  Value *in = forwardedInput(rewriter.graph(), node);
+  if (!in)
+    return false;
+  rewriter.replaceAllUsesWith(node.output(0), in);
+  rewriter.eraseNode(&node);
+  return true;
+}
 
 } // namespace
 
 void registerRemoveNop(Registrar &r) {
-  r.addPass(simplePass<RemoveNopPass>(
-      "remove-nop", "Remove ops that return their input unchanged (clone, alias, detach, same-dtype casts and "
-                    "device moves, eval-mode dropout)"));
+  r.addPass(sweepPass("remove-nop",
+                      "Remove ops that return their input unchanged (clone, alias, detach, same-dtype casts and "
+                      "device moves, eval-mode dropout)",
+                      {}, removeNop));
 }
 
 } // namespace tico::passes

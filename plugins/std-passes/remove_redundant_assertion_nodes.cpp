@@ -9,32 +9,26 @@
 namespace tico::passes {
 namespace {
 
-class RemoveRedundantAssertionNodesPass final : public Pass {
-public:
-  bool run(Graph &graph, PassContext &) override {
-    bool changed = false;
-    for (Node *node : snapshot(graph)) {
-      if (!isOp(*node, {"aten::_assert_scalar.default", "aten::_assert_tensor_metadata.default",
-                        "aten::sym_constrain_range.default", "aten::sym_constrain_range_for_size.default",
-                        "aten::_assert_async.default", "aten::_assert_async.msg"}))
-        continue;
-      // Assertions return nothing (or, for _assert_async, nothing anyone reads).
-      for (const Value *out : node->outputs())
-        if (out->hasUsers() || graph.isGraphOutput(out))
-          throw Error("assertion node '" + node->name() + "' has a used result");
-      graph.eraseNode(node);
-      changed = true;
-    }
-    return changed;
-  }
-};
+bool removeAssertion(Node &matched, rewrite::Rewriter &rewriter) {
+  Node *node = &matched;
+  Graph &graph = rewriter.graph();
+  // Assertions return nothing (or, for _assert_async, nothing anyone reads).
+  for (const Value *out : node->outputs())
+    if (out->hasUsers() || graph.isGraphOutput(out))
+      throw Error("assertion node '" + node->name() + "' has a used result");
+  rewriter.eraseNode(node);
+  return true;
+}
 
 } // namespace
 
 void registerRemoveRedundantAssertionNodes(Registrar &r) {
-  r.addPass(simplePass<RemoveRedundantAssertionNodesPass>(
-      "remove-redundant-assertion-nodes",
-      "Remove torch.export's runtime shape assertions (_assert_scalar, sym_constrain_range, ...)"));
+  r.addPass(sweepPass("remove-redundant-assertion-nodes",
+                      "Remove torch.export's runtime shape assertions (_assert_scalar, sym_constrain_range, ...)",
+                      {"aten::_assert_scalar.default", "aten::_assert_tensor_metadata.default",
+                       "aten::sym_constrain_range.default", "aten::sym_constrain_range_for_size.default",
+                       "aten::_assert_async.default", "aten::_assert_async.msg"},
+                      removeAssertion));
 }
 
 } // namespace tico::passes

@@ -4,26 +4,15 @@
 #include "reshape_match.h"
 
 namespace tico::passes {
-namespace {
-
-class Pattern5 final : public Pass {
-public:
-  bool run(Graph &graph, PassContext &) override {
-    bool changed = false;
-    for (Node *node : snapshot(graph)) {
-      if (!isReshape(*node) || node->input(0)->shape() != node->output()->shape())
-        continue;
-      replaceAndErase(graph, node, node->input(0));
-      changed = true;
-    }
-    return changed;
-  }
-};
-
-} // namespace
 
 void registerRemoveRedundantReshapePattern5(Registrar &r) {
-  r.addPass(simplePass<Pattern5>("remove-redundant-reshape-pattern5", "Remove reshapes to the input's own shape"));
+  r.addPass(sweepPass("remove-redundant-reshape-pattern5", "Remove reshapes to the input's own shape", kReshapeOps,
+                      [](Node &node, rewrite::Rewriter &rewriter) {
+                        if (!isReshape(node) || node.input(0)->shape() != node.output()->shape())
+                          return false;
+                        rewriter.replaceNode(&node, node.input(0));
+                        return true;
+                      }));
 }
 
 } // namespace tico::passes

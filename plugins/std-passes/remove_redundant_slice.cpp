@@ -4,30 +4,15 @@
 #include "passes.h"
 
 namespace tico::passes {
-namespace {
-
-class RemoveRedundantSlicePass final : public Pass {
-public:
-  bool run(Graph &graph, PassContext &) override {
-    bool changed = false;
-    for (Node *node : snapshot(graph)) {
-      if (!isOp(*node, {"aten::slice.Tensor", "aten::slice_copy.Tensor"}) || !isTensorValue(node->arg(0)))
-        continue;
-      Value *x = node->input(0);
-      if (x->shape() != node->output()->shape())
-        continue;
-      replaceAndErase(graph, node, x);
-      changed = true;
-    }
-    return changed;
-  }
-};
-
-} // namespace
 
 void registerRemoveRedundantSlice(Registrar &r) {
-  r.addPass(simplePass<RemoveRedundantSlicePass>("remove-redundant-slice",
-                                                 "Remove slices that keep their whole input"));
+  r.addPass(sweepPass("remove-redundant-slice", "Remove slices that keep their whole input",
+                      {"aten::slice.Tensor", "aten::slice_copy.Tensor"}, [](Node &node, rewrite::Rewriter &rewriter) {
+                        if (!isTensorValue(node.arg(0)) || node.input(0)->shape() != node.output()->shape())
+                          return false;
+                        rewriter.replaceNode(&node, node.input(0));
+                        return true;
+                      }));
 }
 
 } // namespace tico::passes

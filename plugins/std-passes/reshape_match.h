@@ -32,4 +32,13 @@ inline Shape prependOne(const Shape &shape) {
   return out;
 }
 
+// x when `v` is reshape(x, [1] + x.shape) of a rank-3 x and nothing else reads `v`; else null.
+inline Value *rank3BehindLeadingOne(const Graph &graph, Value *v) {
+  Node *reshape = v->producer();
+  if (reshape == nullptr || !isReshape(*reshape) || !hasSingleUse(graph, v))
+    return nullptr;
+  Value *x = reshape->input(0);
+  return x->rank() == 3 && prependOne(x->shape()) == v->shape() ? x : nullptr;
+}
+
 } // namespace tico::passes

@@ -3,7 +3,6 @@
 // [C[n-1]])], d), so lower-index-select-to-slice can turn each piece into a slice (NPUs handle
 // slices better than gathers). Each single-element index is a new constant. `max_indices`
 // (0 = no limit, as in the original) bounds how many pieces one index_select may become.
-#include "builder.h"
 #include "constant_index.h"
 #include "pass_support.h"
 #include "passes.h"
@@ -16,7 +15,7 @@ class SegmentIndexSelectConstPass final : public Pass {
 public:
   explicit SegmentIndexSelectConstPass(int64_t max_indices) : max_indices_(max_indices) {}
 
-  bool run(Graph &graph, PassContext &) override {
+  bool run(Graph &graph, PassContext &context) override {
     bool changed = false;
     for (Node *node : snapshot(graph)) {
       if (!isOp(*node, {"aten::index_select.default"}) || !isTensorValue(node->arg(2)))
@@ -28,15 +27,15 @@ public:
         continue;
       if (max_indices_ > 0 && static_cast<int64_t>(values->size()) > max_indices_)
         continue;
-      const int64_t dim = wrapDim(node->arg(1).asInt(), x->rank());
-      Builder b(graph, node, node->name());
+      const int64_t dim = normalizeDim(node->arg(1).asInt(), x->rank());
+      Builder b(graph, context.registry(), node, node->name());
       std::vector<Value *> pieces;
       for (int64_t i : *values) {
         auto data = index->dtype() == DType::Int64
                         ? std::make_shared<TensorData>(TensorData::fromVector(DType::Int64, {1}, std::vector<int64_t>{i}))
                         : std::make_shared<TensorData>(
                               TensorData::fromVector(DType::Int32, {1}, std::vector<int32_t>{static_cast<int32_t>(i)}));
-        Value *one = b.constant("index", data);
+        Value *one = b.constant(data, "_index");
         pieces.push_back(b.make("aten::index_select.default", {A(x), A(dim), A(one)}));
       }
       Value *cat = b.make("aten::cat.default", {Argument::values(pieces), A(dim)});

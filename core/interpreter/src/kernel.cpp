@@ -1,5 +1,7 @@
 #include "kernel.h"
 
+#include "tico/ir/shape_utils.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -98,16 +100,10 @@ int64_t normalizeAxis(int64_t axis, int64_t rank, std::string_view what) {
 }
 
 Shape broadcastShapes(const Shape &a, const Shape &b) {
-  const std::size_t rank = std::max(a.size(), b.size());
-  Shape out(rank);
-  for (std::size_t i = 0; i < rank; ++i) {
-    const int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
-    const int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
-    if (da != db && da != 1 && db != 1)
-      throw Error("shapes " + shapeString(a) + " and " + shapeString(b) + " cannot be broadcast together");
-    out[i] = da == 1 ? db : da;
-  }
-  return out;
+  std::optional<Shape> out = broadcastSizes({a, b});
+  if (!out)
+    throw Error("shapes " + shapeString(a) + " and " + shapeString(b) + " cannot be broadcast together");
+  return *out;
 }
 
 bool activationRange(circle::ActivationFunctionType activation, float &low, float &high) {

@@ -157,6 +157,13 @@ const Registered<EvaluatorSpec> *Registry::evaluator() const {
   return evaluators_.empty() ? nullptr : &evaluators_.front();
 }
 
+const Registered<TypeRuleSpec> *Registry::findTypeRule(const OpKey &op) const {
+  auto it = type_rules_.find(op.str());
+  if (it == type_rules_.end())
+    it = type_rules_.find(op.qualifiedName());
+  return it == type_rules_.end() ? nullptr : &it->second;
+}
+
 std::vector<std::string> Registry::passNames() const { return keysOf(passes_); }
 std::vector<std::string> Registry::circlePassNames() const { return keysOf(circle_passes_); }
 std::vector<std::string> Registry::quantizerNames() const { return keysOf(quantizers_); }
@@ -315,6 +322,15 @@ void Registry::checkOpReferences() const {
       check(op, "a lowering", entry.from);
   for (const auto &reference : op_references_)
     check(reference.op, reference.what, reference.from);
+  for (const auto &[key, entry] : type_rules_) {
+    // "ns::name" (every overload: some overload must be known) or "ns::name.overload".
+    const std::size_t colons = key.find("::");
+    const std::size_t dot = key.find('.', colons + 2);
+    if (dot == std::string::npos)
+      check(OpKey(key.substr(0, colons), key.substr(colons + 2), ""), "a type rule", entry.from);
+    else if (std::optional<OpKey> op = OpKey::parse(key))
+      check(*op, "a type rule", entry.from);
+  }
   if (problems.empty())
     return;
   std::string message = "unknown op keys (no loaded plugin registers a schema for them):";
@@ -326,6 +342,22 @@ void Registry::checkOpReferences() const {
   throw Error(message);
 }
 
+void Registry::addTypeRule(TypeRuleSpec spec, const Provenance &from) {
+  const std::size_t colons = spec.op.find("::");
+  const std::size_t dot = spec.op.find('.', colons == std::string::npos ? 0 : colons + 2);
+  if (colons == std::string::npos || colons == 0 || colons + 2 >= spec.op.size() || dot == colons + 2 ||
+      (dot != std::string::npos && dot + 1 == spec.op.size()))
+    throw Error("type rule key '" + spec.op + "' (from '" + from.str() +
+                "') is not an op name: expected 'ns::name' or 'ns::name.overload'");
+  if (!spec.rule)
+    throw Error("type rule of '" + spec.op + "' (from '" + from.str() + "') has no function");
+  auto it = type_rules_.find(spec.op);
+  if (it != type_rules_.end())
+    throw Error(conflict("type rule '" + spec.op + "'", it->second.from, from));
+  std::string key = spec.op;
+  type_rules_.emplace(std::move(key), Registered<TypeRuleSpec>{std::move(spec), from});
+}
+
 void Registry::merge(const Registry &staged) {
   std::vector<std::string> conflicts;
   collectNamedConflicts(passes_, staged.passes_, "pass", conflicts);
@@ -333,6 +365,7 @@ void Registry::merge(const Registry &staged) {
   collectNamedConflicts(quantizers_, staged.quantizers_, "quantizer", conflicts);
   collectNamedConflicts(frontends_, staged.frontends_, "frontend", conflicts);
   collectNamedConflicts(runtimes_, staged.runtimes_, "runtime", conflicts);
+  collectNamedConflicts(type_rules_, staged.type_rules_, "type rule", conflicts);
   for (const auto &[op, candidates] : staged.lowerings_) {
     auto existing = lowerings_.find(op);
     if (existing == lowerings_.end())
@@ -378,6 +411,8 @@ void Registry::merge(const Registry &staged) {
       insertLowering(lowerings_[op], entry);
   for (const auto &entry : staged.evaluators_)
     evaluators_.push_back(entry);
+  for (const auto &[op, entry] : staged.type_rules_)
+    type_rules_.emplace(op, entry);
   for (const auto &key : new_schemas) {
     table_schemas_.erase(key); // a plugin's definition replaces a table entry
     schemas_.add(staged.schemas_.findShared(key));

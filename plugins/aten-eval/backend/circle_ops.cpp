@@ -1,7 +1,7 @@
 // The circle op table and argument access (see circle_ops.h).
 #include "circle_ops.h"
 
-#include "custom/circle_custom_ops.h"
+#include "circle_custom_ops.h"
 #include "node_inputs.h"
 
 #include <c10/core/InferenceMode.h>

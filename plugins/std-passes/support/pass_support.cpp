@@ -1,25 +1,17 @@
 #include "pass_support.h"
 
+#include "tico/rewrite/driver.h"
+
 #include "tico/support/error.h"
 
 #include <algorithm>
 
 namespace tico::passes {
 
-bool isOp(const Node &node, std::span<const std::string_view> ops) {
-  const std::string key = node.op().str();
-  for (std::string_view op : ops)
-    if (key == op)
-      return true;
-  return false;
-}
-
-std::vector<Node *> snapshot(Graph &graph) {
-  std::vector<Node *> nodes;
-  nodes.reserve(graph.numNodes());
-  for (const auto &n : graph.nodes())
-    nodes.push_back(n.get());
-  return nodes;
+PassSpec sweepPass(std::string name, std::string summary, std::span<const std::string_view> ops,
+                   rewrite::RewriteFn fn) {
+  return rewrite::patternPassSpec(std::move(name), std::move(summary), rewrite::opKeys(ops), std::move(fn),
+                                  {rewrite::Traversal::Sweep});
 }
 
 void replaceAndErase(Graph &graph, Node *node, Value *replacement) {

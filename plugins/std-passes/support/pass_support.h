@@ -4,6 +4,9 @@
 #include "tico/ir/graph.h"
 #include "tico/pass/pass.h"
 #include "tico/plugin/registry.h"
+#include "tico/rewrite/builder.h"
+#include "tico/rewrite/match.h"
+#include "tico/rewrite/pattern.h"
 #include "tico/support/error.h"
 
 #include <initializer_list>
@@ -15,15 +18,13 @@
 
 namespace tico::passes {
 
-// Whether `node` is one of `ops` (canonical "ns::name.overload" text).
-bool isOp(const Node &node, std::span<const std::string_view> ops);
-inline bool isOp(const Node &node, std::initializer_list<std::string_view> ops) {
-  return isOp(node, std::span<const std::string_view>(ops.begin(), ops.size()));
-}
-
-// The nodes in order, as a snapshot: passes may erase the node they visit (or earlier ones)
-// and insert new nodes while walking it.
-std::vector<Node *> snapshot(Graph &graph);
+// Matching helpers and the node builder come from the SDK's rewrite toolkit.
+using rewrite::A;
+using rewrite::Builder;
+using rewrite::Ints;
+using rewrite::isOp;
+using rewrite::kw;
+using rewrite::snapshot;
 
 // Makes every user of `node`'s only output use `replacement`, then erases `node`.
 void replaceAndErase(Graph &graph, Node *node, Value *replacement);
@@ -59,6 +60,18 @@ void replaceUsesExceptReader(Graph &graph, Value *from, Value *to, Node *reader)
 
 // Whether a Tensor argument holds a Value (not a number, not None).
 inline bool isTensorValue(const Argument &arg) { return arg.isValue() && arg.asValue()->isTensor(); }
+
+// A PassSpec for a pass made of one rewrite pattern rooted at `ops`, applied in one sweep in
+// graph order (tico/rewrite/driver.h): the order of the "for each node" loop such a pass used to
+// be, on which the output bytes depend. The pipeline's fixed-point stages rerun it for what a
+// rewrite exposes.
+PassSpec sweepPass(std::string name, std::string summary, std::span<const std::string_view> ops,
+                   rewrite::RewriteFn fn);
+inline PassSpec sweepPass(std::string name, std::string summary, std::initializer_list<std::string_view> ops,
+                          rewrite::RewriteFn fn) {
+  return sweepPass(std::move(name), std::move(summary), std::span<const std::string_view>(ops.begin(), ops.size()),
+                   std::move(fn));
+}
 
 // Convenience for registration: a PassSpec for a pass type without options.
 template <typename P> PassSpec simplePass(std::string name, std::string summary) {

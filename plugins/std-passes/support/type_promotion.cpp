@@ -150,36 +150,4 @@ DType resultType(const std::vector<const Argument *> &operands) {
   return combineCategories(combineCategories(dimensioned, zero_dim), wrapped);
 }
 
-std::optional<Shape> broadcastShapes(const Shape &a, const Shape &b) {
-  std::size_t rank = std::max(a.size(), b.size());
-  Shape out(rank);
-  for (std::size_t i = 0; i < rank; ++i) {
-    const Dim *x = i < rank - a.size() ? nullptr : &a[i - (rank - a.size())];
-    const Dim *y = i < rank - b.size() ? nullptr : &b[i - (rank - b.size())];
-    if (!x || !y) {
-      out[i] = x ? *x : *y;
-      continue;
-    }
-    if (*x == *y || (y->isStatic() && y->value() == 1)) {
-      out[i] = *x;
-    } else if (x->isStatic() && x->value() == 1) {
-      out[i] = *y;
-    } else if (x->isSymbolic() && y->isStatic()) {
-      out[i] = *y; // the symbol must equal the static size for the program to be valid
-    } else if (y->isSymbolic()) {
-      out[i] = *x;
-    } else {
-      return std::nullopt;
-    }
-  }
-  return out;
-}
-
-int64_t wrapDim(int64_t dim, int64_t rank) {
-  int64_t r = std::max<int64_t>(rank, 1);
-  if (dim < -r || dim >= r)
-    throw Error("dim " + std::to_string(dim) + " out of range for rank " + std::to_string(rank));
-  return dim < 0 ? dim + r : dim;
-}
-
 } // namespace tico::passes

@@ -1,7 +1,7 @@
 // Result-type rules, one small function per op family, looked up by op key.
 #include "type_rules.h"
 
-#include "dims.h"
+#include "tico/ir/shape_utils.h"
 #include "pass_support.h"
 
 #include "tico/support/error.h"
@@ -117,10 +117,10 @@ std::vector<int64_t> dimList(const Argument &a, int64_t rank) {
   if (a.isNone())
     return dims;
   if (a.isInt())
-    dims.push_back(wrapDim(a.asInt(), rank));
+    dims.push_back(normalizeDim(a.asInt(), rank));
   else
     for (int64_t d : a.asInts())
-      dims.push_back(wrapDim(d, rank));
+      dims.push_back(normalizeDim(d, rank));
   return dims;
 }
 
@@ -200,7 +200,7 @@ Shape matmulShape(const Shape &a, const Shape &b) {
 Shape sliceShape(const Node &n) {
   const Value *x = tensorArg(n, 0);
   Shape out = x->shape();
-  int64_t dim = wrapDim(n.arg("dim").asInt(), x->rank());
+  int64_t dim = normalizeDim(n.arg("dim").asInt(), x->rank());
   const Dim size = out[static_cast<std::size_t>(dim)];
   const Argument &start_arg = n.arg("start"), &end_arg = n.arg("end");
   auto step = staticInt(n.arg("step"));
@@ -360,7 +360,7 @@ Types permuteRule(const Node &n) {
   const Value *x = tensorArg(n, 0);
   Shape out;
   for (int64_t d : n.arg(1).asInts())
-    out.push_back(x->shape().at(static_cast<std::size_t>(wrapDim(d, x->rank()))));
+    out.push_back(x->shape().at(static_cast<std::size_t>(normalizeDim(d, x->rank()))));
   if (out.size() != x->shape().size())
     throw Unknown{"permutation of the wrong length"};
   return {tensor(x->dtype(), out)};
@@ -372,8 +372,8 @@ Types transposeRule(const Node &n) {
   if (x->rank() < 2)
     return {tensor(x->dtype(), out)};
   bool t = n.op().name == "t" || n.op().name == "t_copy";
-  int64_t a = t ? 0 : wrapDim(n.arg(1).asInt(), x->rank());
-  int64_t b = t ? 1 : wrapDim(n.arg(2).asInt(), x->rank());
+  int64_t a = t ? 0 : normalizeDim(n.arg(1).asInt(), x->rank());
+  int64_t b = t ? 1 : normalizeDim(n.arg(2).asInt(), x->rank());
   std::swap(out[static_cast<std::size_t>(a)], out[static_cast<std::size_t>(b)]);
   return {tensor(x->dtype(), out)};
 }
@@ -381,7 +381,7 @@ Types transposeRule(const Node &n) {
 Types unsqueezeRule(const Node &n) {
   const Value *x = tensorArg(n, 0);
   Shape out = x->shape();
-  int64_t d = wrapDim(n.arg(1).asInt(), x->rank() + 1);
+  int64_t d = normalizeDim(n.arg(1).asInt(), x->rank() + 1);
   out.insert(out.begin() + d, Dim(1));
   return {tensor(x->dtype(), out)};
 }
@@ -423,7 +423,7 @@ Types expandRule(const Node &n) {
 Types selectRule(const Node &n) {
   const Value *x = tensorArg(n, 0);
   Shape out = x->shape();
-  out.erase(out.begin() + wrapDim(n.arg(1).asInt(), x->rank()));
+  out.erase(out.begin() + normalizeDim(n.arg(1).asInt(), x->rank()));
   return {tensor(x->dtype(), out)};
 }
 
@@ -431,7 +431,7 @@ Types indexSelectRule(const Node &n) {
   const Value *x = tensorArg(n, 0);
   const Value *index = tensorArg(n, 2);
   Shape out = x->shape();
-  out[static_cast<std::size_t>(wrapDim(n.arg(1).asInt(), x->rank()))] = index->rank() == 0 ? Dim(1) : index->shape()[0];
+  out[static_cast<std::size_t>(normalizeDim(n.arg(1).asInt(), x->rank()))] = index->rank() == 0 ? Dim(1) : index->shape()[0];
   return {tensor(x->dtype(), out)};
 }
 
@@ -447,7 +447,7 @@ Types catRule(const Node &n) {
   }
   if (parts.empty())
     return {tensor(tensors.empty() ? DType::Float32 : tensors[0]->dtype(), {0})};
-  int64_t dim = wrapDim(n.arg(1).asInt(), parts[0]->rank());
+  int64_t dim = normalizeDim(n.arg(1).asInt(), parts[0]->rank());
   Shape out = parts[0]->shape();
   DType t = parts[0]->dtype();
   for (std::size_t i = 1; i < parts.size(); ++i) {
@@ -459,7 +459,7 @@ Types catRule(const Node &n) {
 
 Types splitWithSizesRule(const Node &n) {
   const Value *x = tensorArg(n, 0);
-  int64_t dim = wrapDim(n.arg("dim").asInt(), x->rank());
+  int64_t dim = normalizeDim(n.arg("dim").asInt(), x->rank());
   Types out;
   for (const Dim &s : sizesOf(n.arg(1))) {
     Shape shape = x->shape();
@@ -500,7 +500,7 @@ Types flattenRule(const Node &n) {
   const Value *x = tensorArg(n, 0);
   if (x->rank() == 0)
     return {tensor(x->dtype(), {1})};
-  int64_t s = wrapDim(n.arg(1).asInt(), x->rank()), e = wrapDim(n.arg(2).asInt(), x->rank());
+  int64_t s = normalizeDim(n.arg(1).asInt(), x->rank()), e = normalizeDim(n.arg(2).asInt(), x->rank());
   Shape out(x->shape().begin(), x->shape().begin() + s);
   out.push_back(productOf(x->shape(), static_cast<std::size_t>(s), static_cast<std::size_t>(e + 1)));
   out.insert(out.end(), x->shape().begin() + e + 1, x->shape().end());
@@ -509,7 +509,7 @@ Types flattenRule(const Node &n) {
 
 Types unflattenRule(const Node &n) {
   const Value *x = tensorArg(n, 0);
-  int64_t d = wrapDim(n.arg(1).asInt(), x->rank());
+  int64_t d = normalizeDim(n.arg(1).asInt(), x->rank());
   Shape part = reshapeTo({x->shape()[static_cast<std::size_t>(d)]}, sizesOf(n.arg(2)));
   Shape out(x->shape().begin(), x->shape().begin() + d);
   out.insert(out.end(), part.begin(), part.end());
@@ -572,10 +572,11 @@ Types arangeRule(const Node &n) {
 
 Types symSizeRule(const Node &n) {
   const Value *x = tensorArg(n, 0);
-  wrapDim(n.arg(1).asInt(), x->rank()); // throws for a dim out of range
+  // The SymInt's value travels as the single dim of its type (see tico/rewrite/type_rule.h).
   TensorTypeSpec s;
   s.kind = ValueKind::SymInt;
   s.dtype = DType::Int64;
+  s.shape = {x->shape().at(static_cast<std::size_t>(normalizeDim(n.arg(1).asInt(), x->rank())))};
   return {s};
 }
 
@@ -703,62 +704,20 @@ bool excludedOverload(const OpKey &key) {
 
 } // namespace
 
-std::vector<std::string> typeRuleOps() {
-  std::vector<std::string> out;
-  for (const auto &entry : rules())
-    out.push_back(entry.first);
-  return out;
-}
-
-std::optional<std::vector<TensorTypeSpec>> inferOutputTypes(const Node &node, std::string *why) {
-  if (node.op().ns != "aten" || excludedOverload(node.op())) {
-    if (why)
-      *why = "no type rule for " + node.op().str();
-    return std::nullopt;
-  }
-  auto it = rules().find(node.op().qualifiedName());
-  if (it == rules().end()) {
-    if (why)
-      *why = "no type rule for " + node.op().str();
-    return std::nullopt;
-  }
-  try {
-    Types types = it->second(node);
-    if (types.size() != node.numOutputs() && node.numOutputs() != 0) {
-      if (why)
-        *why = node.op().str() + " has " + std::to_string(node.numOutputs()) + " outputs; the rule gives " +
-               std::to_string(types.size());
-      return std::nullopt;
-    }
-    return types;
-  } catch (const Unknown &u) {
-    if (why)
-      *why = u.why;
-    return std::nullopt;
-  } catch (const Error &e) {
-    if (why)
-      *why = e.what();
-    return std::nullopt;
-  }
-}
-
-bool applyInferredTypes(Node &node) {
-  auto types = inferOutputTypes(node);
-  if (!types)
-    return false;
-  for (std::size_t i = 0; i < node.numOutputs(); ++i) {
-    Value *out = node.output(i);
-    const TensorTypeSpec &t = (*types)[i];
-    if (t.kind != out->kind())
-      return false;
-    if (t.kind == ValueKind::SymInt) {
-      const Value *x = node.input(0);
-      const Dim &d = x->shape().at(static_cast<std::size_t>(wrapDim(node.arg(1).asInt(), x->rank())));
-      out->setSym(d.isSymbolic() ? d.expr() : std::to_string(d.value()), d.value());
-    }
-    out->setType(t.dtype, t.shape);
-  }
-  return true;
+void registerTypeRules(Registrar &registrar) {
+  for (const auto &[op, rule] : rules())
+    registrar.addTypeRule(op, [rule = rule](const Node &node, std::string *why) -> std::optional<Types> {
+      if (excludedOverload(node.op())) {
+        *why = "no type rule for " + node.op().str();
+        return std::nullopt;
+      }
+      try {
+        return rule(node);
+      } catch (const Unknown &u) {
+        *why = u.why;
+        return std::nullopt;
+      }
+    });
 }
 
 } // namespace tico::passes

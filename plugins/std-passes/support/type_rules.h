@@ -4,11 +4,13 @@
 //
 // Rewrites use this to type the nodes they create, and fill-meta-val uses it to type nodes
 // that reached the graph without types. Symbolic dims are supported where the result is a
-// product or an exact quotient of input dims (see dims.h); where PyTorch would need a guard
+// product or an exact quotient of input dims (see tico/ir/shape_utils.h); where PyTorch would need a guard
 // or a new symbol the rule reports "unknown" instead of guessing.
 #pragma once
 
 #include "tico/ir/graph.h"
+#include "tico/ir/shape_utils.h"
+#include "tico/plugin/registry.h"
 
 #include <optional>
 #include <string>
@@ -30,22 +32,8 @@ DType resultType(const std::vector<const Argument *> &operands);
 // Bool -> bool).
 DType numberDType(const Argument &number);
 
-// NumPy-style broadcast of two shapes; nullopt when two static sizes disagree.
-std::optional<Shape> broadcastShapes(const Shape &a, const Shape &b);
-
-// Output types of `node`, inferred from its arguments; nullopt when the op has no rule or
-// the arguments are outside what the rule handles (the reason is in *why when given).
-std::optional<std::vector<TensorTypeSpec>> inferOutputTypes(const Node &node, std::string *why = nullptr);
-
-// Applies inferOutputTypes to the node's outputs (kinds, dtypes, shapes and, for SymInt
-// outputs, the expression). Returns false when no rule applies.
-bool applyInferredTypes(Node &node);
-
-// The ops that have a type rule, as "ns::name" (a rule covers every overload but a few). The
-// plugin declares them to the registrar, so a misspelt rule key is a load error.
-std::vector<std::string> typeRuleOps();
-
-// Normalised (non-negative) dim for `rank`; throws tico::Error when out of range.
-int64_t wrapDim(int64_t dim, int64_t rank);
+// Registers the result-type rules of the ATen ops above with the registry (Registrar::
+// addTypeRule); the Builder and fill-meta-val find them there (tico/rewrite/type_rule.h).
+void registerTypeRules(Registrar &registrar);
 
 } // namespace tico::passes

@@ -13,6 +13,7 @@
 #include "tico/pass/pass.h"
 #include "tico/quant/quantizer.h"
 #include "tico/runtime/runtime_spec.h"
+#include "tico/rewrite/type_rule.h"
 
 #include <map>
 #include <memory>
@@ -53,6 +54,8 @@ public:
   std::vector<const Registered<LoweringSpec> *> findLowerings(const OpKey &op) const;
   // The first evaluator registered (null when no evaluator plugin is loaded).
   const Registered<EvaluatorSpec> *evaluator() const;
+  // The type rule for `op`: its exact overload's, else its op name's; null when none.
+  const Registered<TypeRuleSpec> *findTypeRule(const OpKey &op) const;
 
   const std::map<std::string, Registered<PassSpec>> &passes() const { return passes_; }
   const std::map<std::string, Registered<CirclePassSpec>> &circlePasses() const { return circle_passes_; }
@@ -61,6 +64,7 @@ public:
   const std::map<std::string, Registered<RuntimeSpec>> &runtimes() const { return runtimes_; }
   const std::map<OpKey, std::vector<Registered<LoweringSpec>>> &lowerings() const { return lowerings_; }
   const std::vector<Registered<EvaluatorSpec>> &evaluators() const { return evaluators_; }
+  const std::map<std::string, Registered<TypeRuleSpec>> &typeRules() const { return type_rules_; }
 
   std::vector<std::string> passNames() const;
   std::vector<std::string> circlePassNames() const;
@@ -106,6 +110,8 @@ public:
   // plugin, so a key cannot be judged while plugins are still loading (PluginSet::discover
   // calls it at its end).
   void checkOpReferences() const;
+  // `spec.op` is "ns::name" (every overload) or "ns::name.overload"; one rule per key.
+  void addTypeRule(TypeRuleSpec spec, const Provenance &from);
 
   // Adds every entry of `staged` (a registry one plugin registered into) to this one. Checks
   // all entries first: on any conflict it throws tico::Error listing every conflict, one per
@@ -120,6 +126,7 @@ private:
   std::map<std::string, Registered<RuntimeSpec>> runtimes_;
   std::map<OpKey, std::vector<Registered<LoweringSpec>>> lowerings_;
   std::vector<Registered<EvaluatorSpec>> evaluators_;
+  std::map<std::string, Registered<TypeRuleSpec>> type_rules_;
   OpSchemaRegistry schemas_;
   // Who defined each schema outside a table; table schemas have no entry here.
   std::map<OpKey, Provenance> schema_providers_;
@@ -159,6 +166,7 @@ public:
   void addOpFamilyReference(const std::string &ns, const std::string &name, const std::string &what) {
     registry_.addOpFamilyReference(ns, name, what, from_);
   }
+  void addTypeRule(std::string op, TypeRule rule) { registry_.addTypeRule({std::move(op), std::move(rule)}, from_); }
 
   const Provenance &provenance() const { return from_; }
   // Set by the plugin entry trampoline when registration throws.

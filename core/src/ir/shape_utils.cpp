@@ -1,4 +1,4 @@
-#include "dims.h"
+#include "tico/ir/shape_utils.h"
 
 #include "tico/ir/sym_expr.h"
 #include "tico/support/error.h"
@@ -7,7 +7,92 @@
 #include <map>
 #include <string>
 
-namespace tico::passes {
+namespace tico {
+
+std::optional<int64_t> tryNormalizeDim(int64_t dim, int64_t rank) {
+  const int64_t r = std::max<int64_t>(rank, 1);
+  if (dim < -r || dim >= r)
+    return std::nullopt;
+  return dim < 0 ? dim + r : dim;
+}
+
+int64_t normalizeDim(int64_t dim, int64_t rank) {
+  std::optional<int64_t> d = tryNormalizeDim(dim, rank);
+  if (!d)
+    throw Error("dimension " + std::to_string(dim) + " is out of range for a tensor of rank " + std::to_string(rank));
+  return *d;
+}
+
+std::vector<int64_t> normalizeDims(const std::vector<int64_t> &dims, int64_t rank) {
+  std::vector<int64_t> out;
+  out.reserve(dims.size());
+  for (int64_t dim : dims) {
+    const int64_t d = normalizeDim(dim, rank);
+    if (std::find(out.begin(), out.end(), d) != out.end())
+      throw Error("dimension " + std::to_string(d) + " appears more than once in the dim list");
+    out.push_back(d);
+  }
+  return out;
+}
+
+std::optional<Shape> broadcastShapes(const Shape &a, const Shape &b) {
+  const std::size_t rank = std::max(a.size(), b.size());
+  Shape out(rank);
+  for (std::size_t i = 0; i < rank; ++i) {
+    const Dim *x = i < rank - a.size() ? nullptr : &a[i - (rank - a.size())];
+    const Dim *y = i < rank - b.size() ? nullptr : &b[i - (rank - b.size())];
+    if (!x || !y) {
+      out[i] = x ? *x : *y;
+      continue;
+    }
+    if (*x == *y || (y->isStatic() && y->value() == 1)) {
+      out[i] = *x;
+    } else if (x->isStatic() && x->value() == 1) {
+      out[i] = *y;
+    } else if (x->isSymbolic() && y->isStatic()) {
+      out[i] = *y; // the symbol must equal the static size for the program to be valid
+    } else if (y->isSymbolic()) {
+      out[i] = *x;
+    } else {
+      return std::nullopt;
+    }
+  }
+  return out;
+}
+
+std::optional<std::vector<int64_t>> broadcastSizes(const std::vector<std::vector<int64_t>> &shapes) {
+  std::size_t rank = 0;
+  for (const auto &s : shapes)
+    rank = std::max(rank, s.size());
+  std::vector<int64_t> out(rank, 1);
+  for (const auto &s : shapes)
+    for (std::size_t p = 0; p < s.size(); ++p) {
+      int64_t &d = out[rank - s.size() + p];
+      if (s[p] != 1) {
+        if (d != 1 && d != s[p])
+          return std::nullopt;
+        d = s[p];
+      }
+    }
+  return out;
+}
+
+int64_t checkedMul(int64_t a, int64_t b) {
+  if (a < 0 || b < 0)
+    throw Error("negative size in a product of sizes (" + std::to_string(a) + " * " + std::to_string(b) + ")");
+  int64_t out = 0;
+  if (__builtin_mul_overflow(a, b, &out))
+    throw Error("the product of sizes " + std::to_string(a) + " * " + std::to_string(b) + " overflows int64");
+  return out;
+}
+
+int64_t checkedProduct(const std::vector<int64_t> &sizes) {
+  int64_t out = 1;
+  for (int64_t s : sizes)
+    out = checkedMul(out, s);
+  return out;
+}
+
 namespace {
 
 // coefficient * product(factors)
@@ -89,7 +174,7 @@ Dim fromMonomial(const Monomial &m) {
 
 Dim mulDims(const Dim &a, const Dim &b) {
   if (a.isStatic() && b.isStatic())
-    return Dim(a.value() * b.value());
+    return Dim(checkedMul(a.value(), b.value()));
   if (a.isStatic() && a.value() == 0)
     return Dim(0);
   if (b.isStatic() && b.value() == 0)
@@ -135,4 +220,4 @@ std::optional<Dim> divDims(const Dim &a, const Dim &b) {
 
 bool sameNumel(const Shape &a, const Shape &b) { return productOf(a) == productOf(b); }
 
-} // namespace tico::passes
+} // namespace tico

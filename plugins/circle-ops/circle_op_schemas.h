@@ -8,6 +8,8 @@
 // the registry accepts the same schema from two plugins.
 #pragma once
 
+#include "tico/plugin/registry.h"
+
 #include <array>
 #include <string_view>
 
@@ -59,6 +61,11 @@ inline constexpr std::array<std::string_view, 16> kSchemas = {
     "circle::gather_nd(Tensor params, Tensor indices) -> Tensor",
 };
 
-// The original converter's `circle_custom::` ops are in custom/circle_custom_ops.h.
+// The original converter's `circle_custom::` ops are in circle_custom_ops.h.
+
+// Registers the schemas of both namespaces. Every plugin that creates, reads or lowers these
+// ops calls it, so their schemas are known whichever of them is loaded (the registry accepts
+// the same schema from two plugins).
+void registerSchemas(Registrar &registrar);
 
 } // namespace tico::circle_ops

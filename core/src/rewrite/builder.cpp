@@ -1,18 +1,29 @@
-#include "builder.h"
+#include "tico/rewrite/builder.h"
 
-#include "type_rules.h"
-
+#include "tico/plugin/registry.h"
+#include "tico/rewrite/type_rule.h"
 #include "tico/support/error.h"
 
 #include <cstring>
 
-namespace tico::passes {
+namespace tico::rewrite {
+
+Builder::Builder(Graph &graph, const Registry &types, Node *before, std::string prefix)
+    : graph_(graph), types_(&types), before_(before), prefix_(std::move(prefix)) {}
 
 Builder::Builder(Graph &graph, Node *before, std::string prefix)
-    : graph_(graph), before_(before), prefix_(std::move(prefix)) {}
+    : graph_(graph), types_(nullptr), before_(before), prefix_(std::move(prefix)) {}
+
+Node *Builder::created(Node *node) {
+  if (on_create_)
+    on_create_(node);
+  return node;
+}
 
 Node *Builder::node(const std::string &op_text, std::vector<NamedArg> args, std::size_t num_outputs) {
   OpKey op = OpKey::parseOrThrow(op_text);
+  if (types_ == nullptr)
+    throw Error("cannot type a new " + op.str() + " node: the builder was made without the registry's type rules");
   const OpSchema *schema = graph_.schemas() ? graph_.schemas()->find(op) : nullptr;
   std::vector<TensorTypeSpec> outputs;
   if (schema != nullptr && num_outputs == 0) {
@@ -27,12 +38,12 @@ Node *Builder::node(const std::string &op_text, std::vector<NamedArg> args, std:
   }
   Node *n = graph_.createNode(op, std::move(args), std::move(outputs), before_, prefix_ + "_" + op.name);
   std::string why;
-  if (!inferOutputTypes(*n, &why) || !applyInferredTypes(*n)) {
+  if (!applyTypes(*types_, *n, &why)) {
     // Leave the graph as it was before the failed creation.
     graph_.eraseNode(n);
     throw Error("cannot type a new " + op.str() + " node: " + why);
   }
-  return n;
+  return created(n);
 }
 
 Value *Builder::make(const std::string &op, std::vector<Argument> args) {
@@ -49,7 +60,7 @@ Value *Builder::typed(const std::string &op_text, std::vector<NamedArg> args, DT
   TensorTypeSpec out;
   out.dtype = dtype;
   out.shape = std::move(shape);
-  return graph_.createNode(op, std::move(args), {out}, before_, prefix_ + "_" + op.name)->output();
+  return created(graph_.createNode(op, std::move(args), {out}, before_, prefix_ + "_" + op.name))->output();
 }
 
 Value *Builder::cast(Value *x, DType dtype) {
@@ -119,8 +130,71 @@ Value *Builder::expand(Value *x, const Shape &target, const std::vector<Value *>
   return typed("aten::expand.default", {{"", A(x)}, {"", Argument::symInts(std::move(elems))}}, x->dtype(), target);
 }
 
-Value *Builder::constant(const std::string &suffix, std::shared_ptr<const TensorData> data) {
-  return graph_.addConstant(prefix_ + "_" + suffix, std::move(data));
+Value *Builder::reshapeTo(Value *x, const Shape &target, const std::string &suffix) {
+  std::vector<int64_t> sizes;
+  int symbolic = 0;
+  for (const Dim &d : target) {
+    sizes.push_back(d.isSymbolic() ? -1 : d.value());
+    symbolic += d.isSymbolic() ? 1 : 0;
+  }
+  if (symbolic > 1)
+    throw Error("internal: a reshape target with several symbolic dims needs SymInt sizes");
+  return value(OpKey("aten", "reshape"), {A(x), Argument::ints(sizes)}, x->dtype(), target, suffix);
+}
+
+Value *Builder::castIfNeeded(Value *x, DType dtype, const std::string &suffix) {
+  if (x->dtype() == dtype)
+    return x;
+  TensorTypeSpec out;
+  out.dtype = dtype;
+  out.shape = x->shape();
+  return node(OpKey("aten", "_to_copy"), {NamedArg{"self", A(x)}, NamedArg{"dtype", Argument::scalarType(dtype)}}, {out},
+              suffix)
+      ->output();
+}
+
+Node *Builder::node(const OpKey &op, std::vector<NamedArg> args, std::vector<TensorTypeSpec> outputs,
+                    const std::string &suffix) {
+  return created(graph_.createNode(op, std::move(args), std::move(outputs), before_, prefix_ + suffix));
+}
+
+Node *Builder::node(const OpKey &op, std::vector<Argument> args, DType dtype, Shape shape, const std::string &suffix) {
+  return created(graph_.createNode(op, std::move(args), dtype, std::move(shape), before_, prefix_ + suffix));
+}
+
+Value *Builder::permuteOrView(Value *v, const std::vector<int64_t> &perm, const std::string &suffix) {
+  if (v->isConstant())
+    return constant(permutedView(*v->constant(), perm), suffix);
+  return value(OpKey("aten", "permute"), {A(v), Argument::ints(perm)}, v->dtype(), permuteShape(v->shape(), perm),
+               suffix);
+}
+
+Value *Builder::sliceOrView(Value *v, int64_t dim, int64_t start, int64_t end, int64_t step, const std::string &suffix) {
+  if (v->isConstant())
+    return constant(slicedView(*v->constant(), dim, start, end, step), suffix);
+  Shape shape = v->shape();
+  shape[static_cast<std::size_t>(dim)] = end > start ? (end - start + step - 1) / step : 0;
+  return value(OpKey("aten", "slice", "Tensor"), {A(v), A(dim), A(start), A(end), A(step)}, v->dtype(), shape, suffix);
+}
+
+Value *Builder::unsqueezeOrView(Value *v, int64_t dim, const std::string &suffix) {
+  if (v->isConstant())
+    return constant(unsqueezedView(*v->constant(), dim), suffix);
+  Shape shape = v->shape();
+  shape.insert(shape.begin() + dim, Dim(1));
+  return value(OpKey("aten", "unsqueeze"), {A(v), A(dim)}, v->dtype(), shape, suffix);
+}
+
+Value *Builder::squeezeOrView(Value *v, int64_t dim, const std::string &suffix) {
+  if (v->isConstant())
+    return constant(squeezedView(*v->constant(), dim), suffix);
+  Shape shape = v->shape();
+  shape.erase(shape.begin() + dim);
+  return value(OpKey("aten", "squeeze", "dims"), {A(v), Argument::ints({dim})}, v->dtype(), shape, suffix);
+}
+
+Value *Builder::constant(std::shared_ptr<const TensorData> data, const std::string &suffix) {
+  return graph_.addConstant(prefix_ + suffix, std::move(data));
 }
 
 namespace {
@@ -167,7 +241,7 @@ uint16_t toFloat16(float f) {
 
 } // namespace
 
-Value *Builder::scalarConstant(const std::string &suffix, DType dtype, double value) {
+Value *Builder::scalarConstant(DType dtype, double value, const std::string &suffix) {
   std::vector<std::byte> bytes(elementSize(dtype));
   auto put = [&](auto v) { std::memcpy(bytes.data(), &v, sizeof(v)); };
   switch (dtype) {
@@ -204,7 +278,61 @@ Value *Builder::scalarConstant(const std::string &suffix, DType dtype, double va
   default:
     throw Error("scalarConstant: unsupported dtype " + std::string(dtypeName(dtype)));
   }
-  return constant(suffix, std::make_shared<TensorData>(TensorData::fromBytes(dtype, {}, std::move(bytes))));
+  return constant(std::make_shared<TensorData>(TensorData::fromBytes(dtype, {}, std::move(bytes))), suffix);
 }
 
-} // namespace tico::passes
+// ---- constant views ----------------------------------------------------------------------------
+
+std::shared_ptr<const TensorData> permutedView(const TensorData &data, const std::vector<int64_t> &perm) {
+  auto view = std::make_shared<TensorData>(data);
+  view->sizes.clear();
+  view->strides.clear();
+  for (int64_t p : perm) {
+    view->sizes.push_back(data.sizes.at(static_cast<std::size_t>(p)));
+    view->strides.push_back(data.strides.at(static_cast<std::size_t>(p)));
+  }
+  return view;
+}
+
+std::shared_ptr<const TensorData> slicedView(const TensorData &data, int64_t dim, int64_t start, int64_t end,
+                                             int64_t step) {
+  auto view = std::make_shared<TensorData>(data);
+  auto d = static_cast<std::size_t>(dim);
+  view->storage_offset += start * data.strides.at(d);
+  view->sizes[d] = end > start ? (end - start + step - 1) / step : 0;
+  view->strides[d] = data.strides[d] * step;
+  return view;
+}
+
+std::shared_ptr<const TensorData> unsqueezedView(const TensorData &data, int64_t dim) {
+  auto view = std::make_shared<TensorData>(data);
+  auto d = static_cast<std::size_t>(dim);
+  // The stride of a size-1 dim never matters; use the one a contiguous tensor would have.
+  int64_t stride = d < data.sizes.size() ? data.strides[d] * data.sizes[d] : 1;
+  view->sizes.insert(view->sizes.begin() + dim, 1);
+  view->strides.insert(view->strides.begin() + dim, stride);
+  return view;
+}
+
+std::shared_ptr<const TensorData> squeezedView(const TensorData &data, int64_t dim) {
+  auto view = std::make_shared<TensorData>(data);
+  view->sizes.erase(view->sizes.begin() + dim);
+  view->strides.erase(view->strides.begin() + dim);
+  return view;
+}
+
+Shape permuteShape(const Shape &shape, const std::vector<int64_t> &perm) {
+  Shape out;
+  for (int64_t p : perm)
+    out.push_back(shape.at(static_cast<std::size_t>(p)));
+  return out;
+}
+
+std::vector<int64_t> inversePermutation(const std::vector<int64_t> &perm) {
+  std::vector<int64_t> inverse(perm.size());
+  for (std::size_t i = 0; i < perm.size(); ++i)
+    inverse[static_cast<std::size_t>(perm[i])] = static_cast<int64_t>(i);
+  return inverse;
+}
+
+} // namespace tico::rewrite
