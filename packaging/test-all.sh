@@ -18,8 +18,9 @@ ctest --output-on-failure -j "${TICO_TEST_JOBS:-2}" "$@"
 # The sanitizer build (docs/testing.md): every target under AddressSanitizer + UBSan in a
 # second tree, then the unit, lit and circle-tools suites and a sample of about 100 e2e cases
 # (conversions run on the interpreter, the LibTorch evaluator on the model tests, the error
-# paths). CI always runs it; TICO_SKIP_SANITIZE=1 skips it for local runs.
-if [[ "${TICO_SKIP_SANITIZE:-0}" != 1 ]]; then
+# paths). Opt-in for now (TICO_SANITIZE_SUITE=1): its build and run time on the CI machine have
+# not been measured yet, and CI must stay well inside its time limit (docs/testing.md).
+if [[ "${TICO_SANITIZE_SUITE:-0}" == 1 ]]; then
   "$repo/packaging/test-sanitize.sh"
 fi
 

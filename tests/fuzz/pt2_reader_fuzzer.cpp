@@ -7,6 +7,7 @@
 //         so mutations reach the graph builder instead of dying in the zip layer.
 // Property: loading either builds a graph that passes Graph::verify or throws tico::Error;
 // anything else (a crash, a sanitizer report, another exception type) is a finding.
+#include "pt2/torch_op_table.h"
 #include "pt2/frontend.h"
 
 #include "tico/ir/graph.h"
@@ -78,7 +79,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     image.assign(rest);
   std::unique_ptr<tico::Graph> graph;
   try {
-    graph = tico::pt2::Pt2Frontend().loadBytes(storageOf(image), "fuzz.pt2", tico::OpSchemaRegistry::builtin());
+    graph = tico::pt2::Pt2Frontend().loadBytes(storageOf(image), "fuzz.pt2", tico::pt2::torchOpSchemas());
   } catch (const tico::Error &) {
     return 0;
   }
