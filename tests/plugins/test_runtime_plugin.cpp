@@ -62,10 +62,15 @@ public:
     auto read = [&](int32_t index) -> TensorPtr {
       if (auto it = values.find(index); it != values.end())
         return it->second;
-      const auto &data = model_->buffers.at(g.tensors.at(index).buffer).data;
+      // A buffer only carries bytes (a model read from a file holds flat uint8 views): the
+      // tensor gives their type and shape.
+      const auto &tensor = g.tensors.at(index);
+      const auto &data = model_->buffers.at(tensor.buffer).data;
       if (!data)
         throw tico::Error("test-elementwise: tensor " + std::to_string(index) + " has no value");
-      return data;
+      return std::make_shared<tico::TensorData>(tico::TensorData::fromBytes(
+          tico::fromCircleType(tensor.type), std::vector<int64_t>(tensor.shape.begin(), tensor.shape.end()),
+          data->contiguousBytes()));
     };
     for (const auto &op : g.operators) {
       const auto code = static_cast<Op>(model_->operator_codes[op.opcode_index].builtin_code);
