@@ -357,12 +357,12 @@ TEST(ManifestValidateTest, ReportsEveryProblemAtOnce) {
 
 TEST(ManifestValidateTest, KindMismatchAndUnknownNamesPerKind) {
   Manifest m = parse(kHeader + R"(stages:
-  - name: circle
-    kind: circle
-    passes: [remove-nop, remove-dead-tensor]
   - name: q
     kind: quantize
     passes: [gptq]
+  - name: circle
+    kind: circle
+    passes: [remove-nop, remove-dead-tensor]
 )");
   try {
     m.validate(testRegistry());
@@ -377,7 +377,7 @@ TEST(ManifestValidateTest, KindMismatchAndUnknownNamesPerKind) {
                            "mean 'remove-dead-tensors'?)"),
               std::string::npos)
         << message;
-    EXPECT_NE(message.find("p.yaml:8:14: error: unknown quantizer 'gptq' in stage 'q'"),
+    EXPECT_NE(message.find("unknown quantizer 'gptq' in stage 'q'"),
               std::string::npos)
         << message;
   }
