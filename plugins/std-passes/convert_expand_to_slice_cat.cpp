@@ -16,7 +16,7 @@ class ConvertExpandToSliceCatPass final : public Pass {
 public:
   explicit ConvertExpandToSliceCatPass(bool enabled) : enabled_(enabled) {}
 
-  bool run(Graph &graph, PassContext &) override {
+  bool run(Graph &graph, PassContext &context) override {
     if (!enabled_)
       return false;
     bool changed = false;
