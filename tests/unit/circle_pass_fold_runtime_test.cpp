@@ -35,8 +35,7 @@ const Registry &registryWithTestRuntime() {
 bool foldWith(CircleModel &model, const Registry &registry, const std::map<std::string, OptionValue> &options) {
   const auto *entry = registry.findCirclePass("fold-constants");
   auto pass = entry->spec.create(Options::resolve("fold-constants", entry->spec.options, options));
-  CompileConfig config;
-  PassContext context(registry, config);
+  PassContext context(registry);
   return pass->run(model, context);
 }
 
