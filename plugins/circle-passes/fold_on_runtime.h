@@ -1,7 +1,9 @@
 // Evaluates one operator of a Circle model on a runtime (the runtime ABI), for fold-constants.
 #pragma once
 
-#include "subgraph_editor.h"
+#include "model_query.h"
+
+#include "tico/circle/edit.h"
 
 #include "tico/runtime/runtime.h"
 

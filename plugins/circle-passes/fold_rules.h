@@ -7,7 +7,9 @@
 // negative gather indices and the like stay computed at run time instead of being frozen.
 #pragma once
 
-#include "subgraph_editor.h"
+#include "model_query.h"
+
+#include "tico/circle/edit.h"
 
 #include <vector>
 
