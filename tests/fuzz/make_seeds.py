@@ -95,11 +95,11 @@ def npy_seeds(out):
     for name, array in arrays.items():
         buffer = io.BytesIO()
         np.lib.format.write_array(buffer, array, version=(1, 0))
-        write(os.path.join(out, "npy", name + ".npy"), buffer.getvalue())
+        write(os.path.join(out, "npy-reader", name + ".npy"), buffer.getvalue())
     for version in ((2, 0), (3, 0)):
         buffer = io.BytesIO()
         np.lib.format.write_array(buffer, arrays["f32-2x3"], version=version)
-        write(os.path.join(out, "npy", f"f32-2x3-v{version[0]}.npy"), buffer.getvalue())
+        write(os.path.join(out, "npy-reader", f"f32-2x3-v{version[0]}.npy"), buffer.getvalue())
 
 
 def main():

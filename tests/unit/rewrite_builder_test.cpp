@@ -1,5 +1,6 @@
 // The SDK node Builder: rule-typed and explicitly typed nodes, naming, insertion point,
 // constants, and layout ops folded into views of constants.
+#include "pt2/torch_op_table.h"
 #include "rewrite_test_support.h"
 
 #include "tico/rewrite/builder.h"
@@ -15,7 +16,7 @@ using namespace tico::rewrite_test;
 
 TEST(RewriteBuilder, TypesNewNodesWithTheRegisteredRules) {
   auto registry = unaryRuleRegistry();
-  Graph g;
+  Graph g{&tico::pt2::torchOpSchemas()}; // real aten schemas, as in a loaded pipeline
   Value *x = input(g, "x", {2, Dim::symbolic("s0", 4)}, DType::Int32);
   Builder b(g, *registry, nullptr, "conv1");
   Value *y = b.make("aten::neg.default", {A(x)});
@@ -27,7 +28,7 @@ TEST(RewriteBuilder, TypesNewNodesWithTheRegisteredRules) {
 
 TEST(RewriteBuilder, AnOpWithoutARuleIsAnErrorAndLeavesTheGraphAsItWas) {
   auto registry = unaryRuleRegistry();
-  Graph g;
+  Graph g{&tico::pt2::torchOpSchemas()}; // real aten schemas, as in a loaded pipeline
   Value *x = input(g, "x", {2});
   Builder b(g, *registry, nullptr, "p");
   try {
@@ -44,7 +45,7 @@ TEST(RewriteBuilder, AnOpWithoutARuleIsAnErrorAndLeavesTheGraphAsItWas) {
 }
 
 TEST(RewriteBuilder, InsertsBeforeItsInsertionPointAndNamesWithTheSuffix) {
-  Graph g;
+  Graph g{&tico::pt2::torchOpSchemas()}; // real aten schemas, as in a loaded pipeline
   Value *x = input(g, "x", {2, 3});
   Node *relu = unary(g, "relu", x);
   Builder b(g, relu, "r");
@@ -62,7 +63,7 @@ TEST(RewriteBuilder, InsertsBeforeItsInsertionPointAndNamesWithTheSuffix) {
 
 TEST(RewriteBuilder, ReportsEveryNodeItCreates) {
   auto registry = unaryRuleRegistry();
-  Graph g;
+  Graph g{&tico::pt2::torchOpSchemas()}; // real aten schemas, as in a loaded pipeline
   Value *x = input(g, "x", {2});
   Builder b(g, *registry, nullptr, "p");
   std::vector<Node *> created;
@@ -77,7 +78,7 @@ TEST(RewriteBuilder, ReportsEveryNodeItCreates) {
 }
 
 TEST(RewriteBuilder, LayoutOpsOnConstantsBecomeViews) {
-  Graph g;
+  Graph g{&tico::pt2::torchOpSchemas()}; // real aten schemas, as in a loaded pipeline
   auto data = std::make_shared<const TensorData>(
       TensorData::fromVector(DType::Float32, {2, 3}, std::vector<float>{0, 1, 2, 3, 4, 5}));
   Value *w = g.addConstant("w", data);
@@ -101,7 +102,7 @@ TEST(RewriteBuilder, LayoutOpsOnConstantsBecomeViews) {
 }
 
 TEST(RewriteBuilder, ScalarConstantsInEveryDtype) {
-  Graph g;
+  Graph g{&tico::pt2::torchOpSchemas()}; // real aten schemas, as in a loaded pipeline
   Builder b(g, nullptr, "p");
   Value *h = b.scalarConstant(DType::Float16, 1.0, "_half");
   EXPECT_EQ(h->name(), "p_half");
@@ -120,7 +121,7 @@ TEST(RewriteBuilder, ScalarConstantsInEveryDtype) {
 
 TEST(RewriteBuilder, SizeListsUseSymSizeOrMinusOne) {
   auto registry = unaryRuleRegistry();
-  Graph g;
+  Graph g{&tico::pt2::torchOpSchemas()}; // real aten schemas, as in a loaded pipeline
   const Dim s0 = Dim::symbolic("s0", 4);
   const Dim s1 = Dim::symbolic("s1", 5);
   Value *x = input(g, "x", {s0, s1});
