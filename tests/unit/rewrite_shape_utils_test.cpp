@@ -77,7 +77,7 @@ TEST(ShapeUtils, CheckedProductRefusesOverflowAndNegativeSizes) {
   EXPECT_EQ(errorOf([&] { checkedProduct({big, big}); }),
             "the product of sizes 1099511627776 * 1099511627776 overflows int64");
   EXPECT_EQ(errorOf([] { checkedProduct({2, -1}); }), "negative size in a product of sizes (2 * -1)");
-  EXPECT_EQ(checkedMul(std::numeric_limits<int64_t>::max(), 1), std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(checkedSizeMul(std::numeric_limits<int64_t>::max(), 1), std::numeric_limits<int64_t>::max());
 }
 
 TEST(ShapeUtils, SymbolicProductsAndQuotientsAreExact) {

@@ -1,5 +1,7 @@
 #include "tico/ir/shape_utils.h"
 
+#include "tico/support/checked.h"
+
 #include "tico/ir/sym_expr.h"
 #include "tico/support/error.h"
 
@@ -77,19 +79,19 @@ std::optional<std::vector<int64_t>> broadcastSizes(const std::vector<std::vector
   return out;
 }
 
-int64_t checkedMul(int64_t a, int64_t b) {
+int64_t checkedSizeMul(int64_t a, int64_t b) {
   if (a < 0 || b < 0)
     throw Error("negative size in a product of sizes (" + std::to_string(a) + " * " + std::to_string(b) + ")");
-  int64_t out = 0;
-  if (__builtin_mul_overflow(a, b, &out))
+  std::optional<int64_t> out = checkedMul(a, b);
+  if (!out)
     throw Error("the product of sizes " + std::to_string(a) + " * " + std::to_string(b) + " overflows int64");
-  return out;
+  return *out;
 }
 
 int64_t checkedProduct(const std::vector<int64_t> &sizes) {
   int64_t out = 1;
   for (int64_t s : sizes)
-    out = checkedMul(out, s);
+    out = checkedSizeMul(out, s);
   return out;
 }
 
@@ -174,7 +176,7 @@ Dim fromMonomial(const Monomial &m) {
 
 Dim mulDims(const Dim &a, const Dim &b) {
   if (a.isStatic() && b.isStatic())
-    return Dim(checkedMul(a.value(), b.value()));
+    return Dim(checkedSizeMul(a.value(), b.value()));
   if (a.isStatic() && a.value() == 0)
     return Dim(0);
   if (b.isStatic() && b.value() == 0)

@@ -42,7 +42,8 @@ std::optional<std::vector<int64_t>> broadcastSizes(const std::vector<std::vector
 // ---- element counts ----------------------------------------------------------------------------
 
 // a * b for sizes; throws tico::Error when the product overflows int64 (or a size is negative).
-int64_t checkedMul(int64_t a, int64_t b);
+// (The non-throwing overflow primitives are tico/support/checked.h; this is the size form.)
+int64_t checkedSizeMul(int64_t a, int64_t b);
 // Product of static sizes (1 for none) with the same checks.
 int64_t checkedProduct(const std::vector<int64_t> &sizes);
 
