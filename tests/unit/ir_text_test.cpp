@@ -136,3 +136,27 @@ TEST(TextIR, HalfPrecisionConstantsUseHex) {
   std::string text = printGraph(*g);
   EXPECT_NE(text.find("hex<\"003c0040\">"), std::string::npos) << text;
 }
+
+// A dimension written as an expression without symbols is a fixed size (the text-ir fuzzer found
+// "- 0" kept as a symbolic dim printing as "-0", which parsed back as the number 0); a negative
+// size is an error at the dimension.
+TEST(TextIR, ConstantDimensionExpressionsAreFixedSizes) {
+  auto g = parseTorch("graph @m {\n  input %x: f32[2*3, - 0, s0]\n  return %x\n}\n");
+  const Shape &shape = g->inputs().front().value->shape();
+  ASSERT_EQ(shape.size(), 3u);
+  EXPECT_TRUE(shape[0].isStatic());
+  EXPECT_EQ(shape[0].value(), 6);
+  EXPECT_TRUE(shape[1].isStatic());
+  EXPECT_EQ(shape[1].value(), 0);
+  EXPECT_TRUE(shape[2].isSymbolic());
+  EXPECT_NE(printGraph(*g).find("input %x: f32[6, 0, s0]"), std::string::npos) << printGraph(*g);
+  for (const char *dim : {"-2", "1 - 3", "1//0", "9223372036854775807 + 1"}) {
+    try {
+      parseTorch(std::string("graph @m {\n  input %x: f32[4, ") + dim + "]\n  return %x\n}\n");
+      FAIL() << dim;
+    } catch (const LocatedError &e) {
+      EXPECT_EQ(e.where().line, 2) << dim;
+      EXPECT_EQ(e.where().column, 20) << dim << ": " << e.what();
+    }
+  }
+}

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <optional>
 
 namespace tico {
 namespace {
@@ -241,14 +242,31 @@ private:
     for (std::size_t i = 0; i < t.size(); ++i)
       numeric &= std::isdigit(static_cast<unsigned char>(t[i])) || (i == 0 && t[i] == '-');
     if (numeric)
-      return Dim(int64At(t, at));
+      return staticDim(int64At(t, at), at);
+    std::optional<SymExpr> e;
+    std::optional<int64_t> fixed;
     try {
-      SymExpr e = SymExpr::parse(t);
-      auto hint = e.evaluate(hints_);
-      return Dim::symbolic(e.str(), hint.value_or(1));
+      e = SymExpr::parse(t);
+      // An expression without symbols ("- 0", "2*3") is a fixed size: kept symbolic it would
+      // print as text that parses back as a number, and the printed form would not be stable.
+      if (e->symbols().empty()) {
+        fixed = e->evaluate({});
+        if (!fixed)
+          throw Error("dimension '" + t + "' does not fit in 64 bits");
+      }
     } catch (const Error &err) {
       failAt(at, err.what());
     }
+    if (fixed)
+      return staticDim(*fixed, at);
+    auto hint = e->evaluate(hints_);
+    return Dim::symbolic(e->str(), hint.value_or(1));
+  }
+
+  Dim staticDim(int64_t size, std::size_t at) {
+    if (size < 0)
+      failAt(at, "a dimension size is never negative (got " + std::to_string(size) + ")");
+    return Dim(size);
   }
 
   TypeSpec type() {
