@@ -2,6 +2,7 @@
 
 #include "constants.h"
 #include "rewrite_utils.h"
+#include "tico/ir/shape_utils.h"
 
 #include <algorithm>
 #include <cmath>
@@ -35,18 +36,12 @@ std::optional<std::pair<double, double>> intRange(T t) {
   }
 }
 
-// NumPy broadcast of two shapes, or nullopt.
+// NumPy broadcast of two Circle shapes (the shared rule, tico/ir/shape_utils.h), or nullopt.
 std::optional<std::vector<int32_t>> broadcastShape(const std::vector<int32_t> &a, const std::vector<int32_t> &b) {
-  const std::size_t rank = std::max(a.size(), b.size());
-  std::vector<int32_t> out(rank);
-  for (std::size_t i = 0; i < rank; ++i) {
-    const int32_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
-    const int32_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
-    if (da != db && da != 1 && db != 1)
-      return std::nullopt;
-    out[i] = da == 1 ? db : da;
-  }
-  return out;
+  const auto sizes = broadcastSizes({{a.begin(), a.end()}, {b.begin(), b.end()}});
+  if (!sizes)
+    return std::nullopt;
+  return std::vector<int32_t>(sizes->begin(), sizes->end());
 }
 
 // Element offsets into a tensor of shape `in` for every element of the broadcast shape `out`.
