@@ -160,3 +160,31 @@ TEST(TextIR, ConstantDimensionExpressionsAreFixedSizes) {
     }
   }
 }
+
+// Escapes and payload digits are checked, not handed to std::stoi (which threw std::exception out
+// of the parser on "\xZZ", found by the text-ir fuzzer, and read "1g" as 1); an integer element
+// outside its type's range is an error instead of a silently wrapped value.
+TEST(TextIR, MalformedEscapesPayloadsAndElementsAreLocatedErrors) {
+  const std::pair<const char *, const char *> cases[] = {
+      {"  param %w: f32[1] \"w\\xZZ\" = dense<[1.0]>\n", "two hex digits"},
+      {"  param %w: f32[1] \"w\\x4", "two hex digits"},
+      {"  param %w: u8[2] \"w\" = hex<\"1g00\">\n", "not a hex digit"},
+      {"  param %w: u8[2] \"w\" = dense<[1, 256]>\n", "bad element '256' for u8"},
+      {"  param %w: i8[2] \"w\" = dense<[1, -129]>\n", "bad element '-129' for i8"},
+      {"  param %w: i32[1] \"w\" = dense<[1.5]>\n", "bad element '1.5' for i32"},
+      {"  param %w: u16[1] \"w\" = dense<[-1]>\n", "bad element '-1' for u16"},
+  };
+  for (const auto &[line, message] : cases) {
+    const std::string text = std::string("graph @m {\n") + line + "  return %w\n}\n";
+    try {
+      parseTorch(text);
+      FAIL() << text;
+    } catch (const LocatedError &e) {
+      EXPECT_EQ(e.where().line, 2) << text;
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+    }
+  }
+  auto g = parseTorch("graph @m {\n  param %w: u8[2] \"w\\x41\" = hex<\"ff00\">\n  return %w\n}\n");
+  EXPECT_EQ(g->inputs().front().target, "wA");
+  EXPECT_EQ(static_cast<int>(g->inputs().front().value->constant()->data()[0]), 0xff);
+}

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <stdexcept>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -149,6 +150,15 @@ private:
       failAt(at, "use of undefined value '%" + name + "'");
     return v;
   }
+  static int hexDigit(char c) {
+    if (c >= '0' && c <= '9')
+      return c - '0';
+    if (c >= 'a' && c <= 'f')
+      return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+      return c - 'A' + 10;
+    return -1;
+  }
   std::string stringLiteral() {
     skip();
     if (pos_ >= text_.size() || text_[pos_] != '"')
@@ -163,8 +173,13 @@ private:
           out += '\n';
         else if (e == 't')
           out += '\t';
-        else if (e == 'x' && pos_ + 2 <= text_.size()) {
-          out += static_cast<char>(std::stoi(std::string(text_.substr(pos_, 2)), nullptr, 16));
+        else if (e == 'x') {
+          // Exactly two hex digits, as the printer writes them.
+          const int hi = pos_ < text_.size() ? hexDigit(text_[pos_]) : -1;
+          const int lo = pos_ + 1 < text_.size() ? hexDigit(text_[pos_ + 1]) : -1;
+          if (hi < 0 || lo < 0)
+            failAt(pos_ - 2, "a \\x escape needs two hex digits");
+          out += static_cast<char>(hi * 16 + lo);
           pos_ += 2;
         } else
           out += e;
@@ -335,6 +350,19 @@ private:
     out.insert(out.end(), b, b + sizeof(T));
   }
 
+  // The whole text as an integer of type T; a value outside T's range (which a cast would wrap
+  // silently) or trailing characters throw, and the caller names the element.
+  template <typename T> void appendInteger(std::vector<std::byte> &out, const std::string &t) {
+    T v{};
+    const char *begin = t.data(), *end = t.data() + t.size();
+    if (!t.empty() && t[0] == '+')
+      ++begin;
+    const auto [ptr, ec] = std::from_chars(begin, end, v);
+    if (ec != std::errc() || ptr != end)
+      throw std::invalid_argument(t);
+    append<T>(out, v);
+  }
+
   void appendElement(std::vector<std::byte> &out, DType dtype) {
     skip();
     if (dtype == DType::Bool) {
@@ -354,21 +382,21 @@ private:
       case DType::Float64:
         return append<double>(out, std::strtod(t.c_str(), nullptr));
       case DType::UInt8:
-        return append<uint8_t>(out, static_cast<uint8_t>(std::stoll(t)));
+        return appendInteger<uint8_t>(out, t);
       case DType::Int8:
-        return append<int8_t>(out, static_cast<int8_t>(std::stoll(t)));
+        return appendInteger<int8_t>(out, t);
       case DType::Int16:
-        return append<int16_t>(out, static_cast<int16_t>(std::stoll(t)));
+        return appendInteger<int16_t>(out, t);
       case DType::Int32:
-        return append<int32_t>(out, static_cast<int32_t>(std::stoll(t)));
+        return appendInteger<int32_t>(out, t);
       case DType::Int64:
-        return append<int64_t>(out, static_cast<int64_t>(std::stoll(t)));
+        return appendInteger<int64_t>(out, t);
       case DType::UInt16:
-        return append<uint16_t>(out, static_cast<uint16_t>(std::stoull(t)));
+        return appendInteger<uint16_t>(out, t);
       case DType::UInt32:
-        return append<uint32_t>(out, static_cast<uint32_t>(std::stoull(t)));
+        return appendInteger<uint32_t>(out, t);
       case DType::UInt64:
-        return append<uint64_t>(out, static_cast<uint64_t>(std::stoull(t)));
+        return appendInteger<uint64_t>(out, t);
       default:
         break;
       }
@@ -409,8 +437,12 @@ private:
       expect('>');
       if (hex.size() % 2)
         failAt(at, "odd number of hex digits");
-      for (std::size_t i = 0; i < hex.size(); i += 2)
-        bytes.push_back(static_cast<std::byte>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+      for (std::size_t i = 0; i < hex.size(); i += 2) {
+        const int hi = hexDigit(hex[i]), lo = hexDigit(hex[i + 1]);
+        if (hi < 0 || lo < 0)
+          failAt(at, "hex payload has a character that is not a hex digit near byte " + std::to_string(i / 2));
+        bytes.push_back(static_cast<std::byte>(hi * 16 + lo));
+      }
     } else if (tryWord("elided")) {
       expect('<');
       while (pos_ < text_.size() && text_[pos_] != '>')
