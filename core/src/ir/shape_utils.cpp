@@ -6,6 +6,7 @@
 #include "tico/support/error.h"
 
 #include <algorithm>
+#include <charconv>
 #include <map>
 #include <string>
 
@@ -147,8 +148,17 @@ Monomial toMonomial(const Dim &d) {
   }
   for (const std::string &raw : topLevelFactors(d.expr())) {
     std::string f = trim(raw);
-    if (isInteger(f))
-      m.coefficient *= std::stoll(f);
+    if (isInteger(f)) {
+      // SymExpr::parse has already refused literals past int64; the product is checked here.
+      int64_t factor = 0;
+      const auto [ptr, ec] = std::from_chars(f.data(), f.data() + f.size(), factor);
+      if (ec != std::errc() || ptr != f.data() + f.size())
+        throw Error("dimension factor '" + f + "' in '" + d.expr() + "' is not a 64-bit integer");
+      const std::optional<int64_t> product = checkedMul(m.coefficient, factor);
+      if (!product)
+        throw Error("the coefficient of dimension '" + d.expr() + "' overflows int64");
+      m.coefficient = *product;
+    }
     else
       ++m.factors[SymExpr::parse(f).str()];
   }
