@@ -15,11 +15,15 @@ build="${TICO_BUILD_DIR:-$repo/build}"
 cd "$build"
 ctest --output-on-failure -j "${TICO_TEST_JOBS:-2}" "$@"
 
-# The sanitizer build (docs/testing.md): every target under AddressSanitizer + UBSan in a
-# second tree, then the unit, lit and circle-tools suites and a sample of about 100 e2e cases
+# The sanitizer build (docs/testing.md): the targets its suites need under AddressSanitizer +
+# UBSan in a second tree, then the unit, lit and circle-tools suites and 94 e2e cases
 # (conversions run on the interpreter, the LibTorch evaluator on the model tests, the error
-# paths). Opt-in for now (TICO_SANITIZE_SUITE=1): its build and run time on the CI machine have
-# not been measured yet, and CI must stay well inside its time limit (docs/testing.md).
+# paths). Opt-in (TICO_SANITIZE_SUITE=1), not run by CI yet. Compiling under the sanitizers
+# costs 1.5-1.7x the CPU of the regular build (per-file samples); the full form projects to
+# 35-40 min on a 2-core machine on top of a CI run that took 2789 s, past the ~75-minute target.
+# TICO_SANITIZE_SCOPE=tools (lit and circle-tools only) projects to about 20 min and is the form
+# to switch on here once one run has completed and been timed: the sanitizer build has not
+# completed yet, so its findings are unknown. docs/testing.md has the figures.
 if [[ "${TICO_SANITIZE_SUITE:-0}" == 1 ]]; then
   "$repo/packaging/test-sanitize.sh"
 fi

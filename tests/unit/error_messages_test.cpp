@@ -157,6 +157,31 @@ TEST(ErrorMessageUnits, MegabyteLongPassNameIsClippedInTheMessage) {
   EXPECT_LT(message.size(), 1000u);
 }
 
+// Names in a textual-IR file are echoed clipped: a 10 MB value, type or operator name gives a
+// message of a few hundred bytes that still shows how the name starts and how long it was.
+TEST(ErrorMessageUnits, TextIrLongNamesAreClippedInMessages) {
+  const std::string name(10 << 20, 'n');
+  const std::string shown = std::string(200, 'n') + "... (10485760 bytes)";
+  const std::string header = "graph @main {\n  input %x: f32[4]\n";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {header + "  return %" + name + "\n}\n", "use of undefined value '%" + shown + "'"},
+      {"graph @main {\n  input %x: " + name + "[4]\n  return %x\n}\n", "unknown element type '" + shown + "'"},
+      {header + "  input %" + name + ": f32[4]\n  input %" + name + ": f32[4]\n  return %x\n}\n",
+       "redefinition of '%" + shown + "'"},
+      {header + "  %y: f32[4] = " + name + "(%x)\n  return %y\n}\n", "'" + shown + "' is not an operator name"},
+      {header + "  %y: f32[4] = aten::to.dtype(%x, dtype(" + name + "))\n  return %y\n}\n",
+       "unknown dtype '" + shown + "'"},
+      {header + "  %y: f32[4] = aten::clone(%x, memory_format=memory_format(" + name + "))\n  return %y\n}\n",
+       "unknown memory format '" + shown + "'"},
+      {header + "  %c = const " + name + "[1] = dense<1>\n  return %x\n}\n", "unknown element type '" + shown + "'"},
+  };
+  for (const auto &[text, expected] : cases) {
+    const std::string message = messageOf([&] { parseGraph(text); });
+    EXPECT_NE(message.find(expected), std::string::npos) << message.substr(0, 400);
+    EXPECT_LT(message.size(), 500u) << message.substr(0, 400);
+  }
+}
+
 // Found by the text-ir fuzzer: an integer literal past int64 escaped as std::out_of_range.
 TEST(ErrorMessageUnits, TextIrIntegerOutOfRange) {
   const std::string graph = "graph @main {\n  input %x: f32[4, 3]\n"

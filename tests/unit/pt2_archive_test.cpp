@@ -94,6 +94,49 @@ TEST(Pt2Archive, ModelSelection) {
   EXPECT_EQ(archive.find("m/models/decoder.json"), nullptr) << "names are relative to the root folder";
 }
 
+// Zip entry names can be 64 KiB long; messages echo them clipped (tico/support/clipped.h).
+TEST(Pt2Archive, LongEntryNamesAreClippedInMessages) {
+  const std::string name(60000, 'e');
+  const std::string shown = std::string(200, 'e') + "... (60000 bytes)";
+  auto bounded = [](const std::string &message) {
+    EXPECT_LT(message.size(), 1000u) << message.substr(0, 400);
+  };
+
+  auto entries = minimalEntries();
+  entries.push_back({name, "x"});
+  std::string message = loadError(withEntries("noroot.pt2", entries));
+  EXPECT_CONTAINS(message, "entry '" + shown + "' is not inside a root folder");
+  bounded(message);
+
+  entries = minimalEntries();
+  entries.push_back({name + "/x", "x"});
+  message = loadError(withEntries("tworoots.pt2", entries));
+  EXPECT_CONTAINS(message, "entries are not under one root folder ('m/' and '" + shown + "/')");
+  bounded(message);
+
+  // Several programs with long names: the list is clipped as a whole.
+  entries = minimalEntries();
+  dropEntry(entries, "m/models/model.json");
+  for (char c : std::string("abc"))
+    entries.push_back({"m/models/" + std::string(20000, c) + ".json", minimalProgram().dump()});
+  message = loadError(withEntries("programs.pt2", entries));
+  EXPECT_CONTAINS(message, "the archive holds several exported programs (" + std::string(200, 'a') + "... (");
+  bounded(message);
+
+  // A long root folder in a "missing entry" message.
+  {
+    tico::pt2::Archive archive(withEntries("longroot.pt2", minimalEntries(name)));
+    message.clear();
+    try {
+      archive.read("data/missing.bin");
+    } catch (const tico::Error &e) {
+      message = e.what();
+    }
+  }
+  EXPECT_CONTAINS(message, "missing entry '" + std::string(200, 'e') + "... (60017 bytes)'");
+  bounded(message);
+}
+
 TEST(Pt2Archive, LegacyPickledWeights) {
   auto entries = minimalEntries();
   entries.push_back({"m/data/weights/model.pt", "PK\x03\x04 pickled state dict"});

@@ -1,5 +1,6 @@
 #include "tico/ir/graph.h"
 
+#include "tico/support/clipped.h"
 #include "tico/support/error.h"
 
 #include <algorithm>
@@ -78,7 +79,7 @@ Value *Graph::addInput(InputKind kind, const std::string &name, DType dtype, Sha
   if (kind == InputKind::ConstantInput)
     throw Error("use addConstantInput for constant inputs");
   if (by_name_.count(name))
-    throw Error("graph already has a value named '" + name + "'");
+    throw Error("graph already has a value named '" + clipped(name) + "'");
   Value *v = newValue(name, ValueKind::Tensor, dtype, std::move(shape));
   v->constant_ = std::move(data);
   GraphInput in;
@@ -92,7 +93,7 @@ Value *Graph::addInput(InputKind kind, const std::string &name, DType dtype, Sha
 
 Value *Graph::addSymInput(const std::string &name, ValueKind kind, std::string expr, int64_t hint) {
   if (by_name_.count(name))
-    throw Error("graph already has a value named '" + name + "'");
+    throw Error("graph already has a value named '" + clipped(name) + "'");
   Value *v = newValue(name, kind, kind == ValueKind::SymFloat ? DType::Float64
                                   : kind == ValueKind::SymBool ? DType::Bool
                                                                : DType::Int64,

@@ -277,7 +277,7 @@ public:
 
 private:
   [[noreturn]] void fail(const std::string &why) {
-    throw Error("cannot read symbolic size '" + std::string(text_) + "': " + why);
+    throw Error("cannot read symbolic size '" + clipped(text_) + "': " + why);
   }
   void skip() {
     while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_])))

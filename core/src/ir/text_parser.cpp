@@ -147,7 +147,7 @@ private:
     std::string name = valueName();
     Value *v = graph_->findValue(name);
     if (!v)
-      failAt(at, "use of undefined value '%" + name + "'");
+      failAt(at, "use of undefined value '%" + clipped(name) + "'");
     return v;
   }
   static int hexDigit(char c) {
@@ -227,7 +227,7 @@ private:
     bool is_float = false;
     std::string t = numberText(is_float);
     if (is_float)
-      failAt(at, "expected an integer, got '" + t + "'");
+      failAt(at, "expected an integer, got '" + clipped(t) + "'");
     return int64At(t, at);
   }
   // An integer literal as int64; one out of range is a located error (std::stoll would throw
@@ -267,7 +267,7 @@ private:
       if (e->symbols().empty()) {
         fixed = e->evaluate({});
         if (!fixed)
-          throw Error("dimension '" + t + "' does not fit in 64 bits");
+          throw Error("dimension '" + clipped(t) + "' does not fit in 64 bits");
       }
     } catch (const Error &err) {
       failAt(at, err.what());
@@ -310,7 +310,7 @@ private:
     }
     auto dtype = parseDType(name);
     if (!dtype)
-      failAt(at, "unknown element type '" + name + "'");
+      failAt(at, "unknown element type '" + clipped(name) + "'");
     spec.dtype = *dtype;
     expect('[');
     skip();
@@ -402,7 +402,7 @@ private:
       }
     } catch (const std::exception &) {
     }
-    failAt(at, "bad element '" + t + "' for " + std::string(dtypeName(dtype)));
+    failAt(at, "bad element '" + clipped(t) + "' for " + std::string(dtypeName(dtype)));
   }
 
   std::shared_ptr<const TensorData> data(const TypeSpec &spec) {
@@ -480,7 +480,7 @@ private:
       expect(')');
       auto d = parseDType(n);
       if (!d)
-        failAt(at, "unknown dtype '" + n + "'");
+        failAt(at, "unknown dtype '" + clipped(n) + "'");
       return {Argument::scalarType(*d)};
     }
     if (tryWord("layout")) {
@@ -489,7 +489,7 @@ private:
       expect(')');
       Layout l;
       if (!parseLayoutName(n, l))
-        failAt(at, "unknown layout '" + n + "'");
+        failAt(at, "unknown layout '" + clipped(n) + "'");
       return {Argument::layout(l)};
     }
     if (tryWord("memory_format")) {
@@ -498,7 +498,7 @@ private:
       expect(')');
       MemoryFormat m;
       if (!parseMemoryFormatName(n, m))
-        failAt(at, "unknown memory format '" + n + "'");
+        failAt(at, "unknown memory format '" + clipped(n) + "'");
       return {Argument::memoryFormat(m)};
     }
     if (tryWord("device")) {
@@ -696,7 +696,7 @@ private:
     std::size_t at = pos_;
     std::string name = valueName();
     if (graph_->findValue(name))
-      failAt(at, "redefinition of '%" + name + "'");
+      failAt(at, "redefinition of '%" + clipped(name) + "'");
     expect(':');
     TypeSpec spec = type();
     if (spec.kind != ValueKind::Tensor) {
@@ -737,13 +737,13 @@ private:
     if (tryChar('=')) {
       expectWord("const");
       if (graph_->findValue(first))
-        failAt(save, "redefinition of '%" + first + "'");
+        failAt(save, "redefinition of '%" + clipped(first) + "'");
       TypeSpec spec = type();
       if (spec.kind != ValueKind::Tensor)
         failAt(save, "constants must be tensors");
       graph_->addConstant(first, data(spec));
       if (graph_->constants().back()->name() != first)
-        failAt(save, "constant name '%" + first + "' is taken");
+        failAt(save, "constant name '%" + clipped(first) + "' is taken");
       return;
     }
     std::vector<TensorTypeSpec> outs;
@@ -755,7 +755,7 @@ private:
       name_at = pos_;
       std::string name = valueName();
       if (graph_->findValue(name))
-        failAt(name_at, "redefinition of '%" + name + "'");
+        failAt(name_at, "redefinition of '%" + clipped(name) + "'");
       expect(':');
       TypeSpec spec = type();
       outs.push_back(TensorTypeSpec{spec.kind, spec.dtype, spec.shape, name});
@@ -779,7 +779,7 @@ private:
     std::string op_text = opName();
     auto op = OpKey::parse(op_text);
     if (!op)
-      failAt(op_at, "'" + op_text + "' is not an operator name");
+      failAt(op_at, "'" + clipped(op_text) + "' is not an operator name");
     const OpSchema *schema = graph_->schemas() ? graph_->schemas()->find(*op) : nullptr;
     expect('(');
     std::vector<NamedArg> args;
@@ -802,7 +802,7 @@ private:
           if (!name.empty()) {
             int idx = schema->argumentIndex(name);
             if (idx < 0)
-              failAt(save, op->str() + " has no argument '" + name + "'");
+              failAt(save, op->str() + " has no argument '" + clipped(name) + "'");
             sa = &schema->arguments[idx];
           } else if (positional < schema->arguments.size()) {
             sa = &schema->arguments[positional];

@@ -1,5 +1,6 @@
 #include "pt2/archive.h"
 
+#include "tico/support/clipped.h"
 #include "tico/support/error.h"
 #include "tico/support/log.h"
 
@@ -54,12 +55,12 @@ void Archive::indexEntries() {
   for (const ZipEntry &entry : entries) {
     std::size_t slash = entry.name.find('/');
     if (slash == std::string::npos || slash == 0)
-      fail("entry '" + entry.name + "' is not inside a root folder; torch.export archives keep every entry under one folder");
+      fail("entry '" + clipped(entry.name) + "' is not inside a root folder; torch.export archives keep every entry under one folder");
     std::string_view folder(entry.name.data(), slash);
     if (root_.empty())
       root_ = folder;
     else if (folder != root_)
-      fail("entries are not under one root folder ('" + root_ + "/' and '" + std::string(folder) + "/')");
+      fail("entries are not under one root folder ('" + clipped(root_) + "/' and '" + clipped(folder) + "/')");
     by_name_.emplace(entry.name.substr(slash + 1), &entry);
   }
 }
@@ -72,7 +73,7 @@ const ZipEntry *Archive::find(std::string_view name) const {
 std::string_view Archive::read(std::string_view name) const {
   const ZipEntry *entry = find(name);
   if (!entry)
-    fail("missing entry '" + root_ + "/" + std::string(name) + "'");
+    fail("missing entry '" + clipped(root_ + "/" + std::string(name)) + "'");
   return zip_->bytes(*entry);
 }
 
@@ -137,12 +138,12 @@ void Archive::chooseModel() {
     std::string list;
     for (const auto &m : models)
       list += (list.empty() ? "" : ", ") + m;
-    fail("the archive holds several exported programs (" + list + ") and none is called 'model'");
+    fail("the archive holds several exported programs (" + clipped(list) + ") and none is called 'model'");
   }
   model_ = "model";
   for (const auto &m : models)
     if (m != model_) {
-      TICO_INFO << path() << ": ignoring exported program '" << m << "' (reading 'model')";
+      TICO_INFO << path() << ": ignoring exported program '" << clipped(m) << "' (reading 'model')";
     }
 }
 
