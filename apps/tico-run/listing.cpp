@@ -1,6 +1,8 @@
 // --list-plugins / --list-passes / --list-ops.
 #include "tool.h"
 
+#include "tico/circle/serializer.h"
+
 #include <iostream>
 #include <map>
 
@@ -59,6 +61,11 @@ void listPasses(const Registry &registry) {
   for (const auto &[name, e] : registry.quantizers())
     std::cout << name << "  [quantizer, " << e.from.plugin << " " << e.from.version << "]\n    " << e.spec.summary
               << optionsText(e.spec.options) << "\n";
+  // Lowering is the core's serializer, not a plugin's entry; a `kind: lower` stage takes its
+  // options (listed in pipeline order, between the ATen-level and the Circle entries).
+  std::cout << "lower  [lower stage, core]\n    Lower the graph to a Circle model through the registered "
+               "lowerings (a stage of kind: lower; its options go in the stage's options:)"
+            << optionsText(LowerOptions::specs()) << "\n";
   for (const auto &[name, e] : registry.circlePasses())
     std::cout << name << "  [circle pass, " << e.from.plugin << " " << e.from.version << "]\n    " << e.spec.summary
               << optionsText(e.spec.options) << "\n";

@@ -16,44 +16,47 @@
 namespace tico::legalize {
 namespace {
 
-class ConvertSymSizeToCircleShape final : public Pass {
+// One run of the pass: the circle::shape of a tensor is shared by its sym_size nodes, so the
+// pattern remembers the ones it created (a fresh pattern for every run: no stale pointers).
+class ConvertSymSizeToCircleShape final : public rewrite::Pattern {
 public:
-  bool run(Graph &graph, PassContext &) override {
-    std::map<Value *, Value *> shapes; // tensor -> its circle::shape, created at its first use
-    bool changed = false;
-    for (Node *node : snapshot(graph)) {
-      if (!isOp(*node, {"aten::sym_size.int"}))
-        continue;
-      Value *x = node->input(0);
-      auto dim = tryNormalizeDim(node->arg(1).asInt(), x->rank());
-      if (!dim || x->rank() == 0)
-        continue;
-      Builder b(graph, node, node->name());
-      Value *&shape = shapes[x];
-      if (!shape)
-        shape = b.value(OpKey("circle", "shape"), {Argument::value(x)}, DType::Int32, Shape{x->rank()}, "_shape");
-      Value *element = b.sliceOrView(shape, 0, *dim, *dim + 1, 1, "_dim");
-      TensorTypeSpec symint;
-      symint.kind = ValueKind::SymInt;
-      Node *scalar =
-          b.node(OpKey("aten", "_local_scalar_dense"), {NamedArg{"self", Argument::value(element)}}, {symint}, "_int");
-      Value *old = node->output();
-      scalar->output()->setSym(old->symExpr(), old->symHint());
-      replaceAndErase(graph, node, old, scalar->output());
-      changed = true;
-    }
-    return changed;
+  std::vector<OpKey> roots() const override { return {OpKey("aten", "sym_size", "int")}; }
+
+  bool matchAndRewrite(Node &node, rewrite::Rewriter &rewriter) override {
+    Value *x = node.input(0);
+    auto dim = tryNormalizeDim(node.arg(1).asInt(), x->rank());
+    if (!dim || x->rank() == 0)
+      return false;
+    Builder b = rewriter.builderFor(node); // every node here is explicitly typed
+    Value *&shape = shapes_[x];
+    if (!shape)
+      shape = b.value(OpKey("circle", "shape"), {Argument::value(x)}, DType::Int32, Shape{x->rank()}, "_shape");
+    Value *element = b.sliceOrView(shape, 0, *dim, *dim + 1, 1, "_dim");
+    TensorTypeSpec symint;
+    symint.kind = ValueKind::SymInt;
+    Node *scalar =
+        b.node(OpKey("aten", "_local_scalar_dense"), {NamedArg{"self", Argument::value(element)}}, {symint}, "_int");
+    Value *old = node.output();
+    scalar->output()->setSym(old->symExpr(), old->symHint());
+    replaceAndErase(rewriter, &node, old, scalar->output());
+    return true;
   }
+
+private:
+  std::map<Value *, Value *> shapes_; // tensor -> its circle::shape, created at its first use
 };
 
 } // namespace
 
 void registerConvertSymSizeToCircleShape(Registrar &r) {
-  // Not a pattern: the circle::shape of a tensor is shared by its sym_size nodes within a run.
-  r.addPass({"convert-sym-size-to-circle-shape",
-             "aten::sym_size.int -> circle::shape + slice + _local_scalar_dense",
-             {},
-             [](const Options &) -> std::unique_ptr<Pass> { return std::make_unique<ConvertSymSizeToCircleShape>(); }});
+  r.addPass(rewrite::patternPassSpec(
+      "convert-sym-size-to-circle-shape", "aten::sym_size.int -> circle::shape + slice + _local_scalar_dense", {},
+      [](const Options &) {
+        std::vector<std::unique_ptr<rewrite::Pattern>> patterns;
+        patterns.push_back(std::make_unique<ConvertSymSizeToCircleShape>());
+        return patterns;
+      },
+      {rewrite::Traversal::Sweep}));
 }
 
 } // namespace tico::legalize

@@ -75,8 +75,9 @@ private:
 } // namespace
 
 void registerFuseInstanceNorm(Registrar &r) {
-  r.addPass(fusionPass<FuseInstanceNorm>(
-      "fuse-instance-norm", "decomposed instance_norm (batch norm over a [1, N*C, H, W] view) -> aten::instance_norm"));
+  addFusionPass<FuseInstanceNorm>(
+      r, "fuse-instance-norm",
+      "decomposed instance_norm (batch norm over a [1, N*C, H, W] view) -> aten::instance_norm");
 }
 
 } // namespace tico::legalize

@@ -127,8 +127,8 @@ private:
 } // namespace
 
 void registerFuseRmsNorm(Registrar &r) {
-  r.addPass(fusionPass<FuseRmsNorm>("fuse-rms-norm",
-                                    "w * (x * rsqrt(mean(x^2, -1, keepdim) + eps)) -> circle::rms_norm (RMS_NORM)"));
+  addFusionPass<FuseRmsNorm>(r, "fuse-rms-norm",
+                             "w * (x * rsqrt(mean(x^2, -1, keepdim) + eps)) -> circle::rms_norm (RMS_NORM)");
 }
 
 } // namespace tico::legalize

@@ -108,8 +108,8 @@ private:
 } // namespace
 
 void registerFuseRope(Registrar &r) {
-  r.addPass(fusionPass<FuseRope>("fuse-rope",
-                                 "x * cos + rotate_half(x) * sin with one-row tables -> circle::rope (ROPE)"));
+  addFusionPass<FuseRope>(r, "fuse-rope",
+                          "x * cos + rotate_half(x) * sin with one-row tables -> circle::rope (ROPE)");
 }
 
 } // namespace tico::legalize

@@ -32,16 +32,15 @@ void replaceAndErase(rewrite::Rewriter &rewriter, Node *node, Value *from, Value
 }
 
 PassSpec sweepPass(std::string name, std::string summary, std::vector<SweepRule> rules) {
-  PassSpec spec;
-  spec.name = std::move(name);
-  spec.summary = std::move(summary);
-  spec.create = [rules = std::move(rules)](const Options &) -> std::unique_ptr<Pass> {
-    std::vector<std::unique_ptr<rewrite::Pattern>> patterns;
-    for (const SweepRule &rule : rules)
-      patterns.push_back(rewrite::makePattern(rewrite::opKeys(rule.roots), rule.rewrite));
-    return rewrite::patternPass(std::move(patterns), {rewrite::Traversal::Sweep});
-  };
-  return spec;
+  return rewrite::patternPassSpec(
+      std::move(name), std::move(summary), {},
+      [rules = std::move(rules)](const Options &) {
+        std::vector<std::unique_ptr<rewrite::Pattern>> patterns;
+        for (const SweepRule &rule : rules)
+          patterns.push_back(rewrite::makePattern(rewrite::opKeys(rule.roots), rule.rewrite));
+        return patterns;
+      },
+      {rewrite::Traversal::Sweep});
 }
 
 bool FusionPass::run(Graph &graph, PassContext &context) {

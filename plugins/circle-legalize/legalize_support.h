@@ -52,17 +52,16 @@ private:
 
 // A PassSpec for a pass made of the one pattern P, applied in one sweep in graph order
 // (tico/rewrite/driver.h): the order of the "for each node" loop these passes used to be, on
-// which the output bytes depend.
+// which the output bytes depend. P's roots are declared for the load-time op check.
 template <typename P> PassSpec sweepPass(std::string name, std::string summary) {
-  PassSpec spec;
-  spec.name = std::move(name);
-  spec.summary = std::move(summary);
-  spec.create = [](const Options &) -> std::unique_ptr<Pass> {
-    std::vector<std::unique_ptr<rewrite::Pattern>> patterns;
-    patterns.push_back(std::make_unique<P>());
-    return rewrite::patternPass(std::move(patterns), {rewrite::Traversal::Sweep});
-  };
-  return spec;
+  return rewrite::patternPassSpec(
+      std::move(name), std::move(summary), {},
+      [](const Options &) {
+        std::vector<std::unique_ptr<rewrite::Pattern>> patterns;
+        patterns.push_back(std::make_unique<P>());
+        return patterns;
+      },
+      {rewrite::Traversal::Sweep});
 }
 
 // The same for a pass made of function patterns, one per set of root ops (given as text).
@@ -72,15 +71,19 @@ struct SweepRule {
 };
 PassSpec sweepPass(std::string name, std::string summary, std::vector<SweepRule> rules);
 
-// The same for the fusions: a fusion only redirects the users of the matched subgraph to the
-// fused node, and when anything was fused the dead code is removed once at the end (so the
-// replaced nodes stay in place while the sweep walks past them).
-template <typename P> PassSpec fusionPass(std::string name, std::string summary) {
+// Registers a fusion made of the one pattern P: a fusion only redirects the users of the
+// matched subgraph to the fused node, and when anything was fused the dead code is removed once
+// at the end (so the replaced nodes stay in place while the sweep walks past them). Not a
+// patternPassSpec (the pass does more than apply its pattern), so P's roots are declared here
+// for the load-time op check.
+template <typename P> void addFusionPass(Registrar &r, std::string name, std::string summary) {
+  for (const OpKey &root : P().roots())
+    r.addOpReference(root, "a pattern of pass '" + name + "'");
   PassSpec spec;
   spec.name = std::move(name);
   spec.summary = std::move(summary);
   spec.create = [](const Options &) -> std::unique_ptr<Pass> { return std::make_unique<FusionPass>(std::make_unique<P>()); };
-  return spec;
+  r.addPass(std::move(spec));
 }
 
 } // namespace tico::legalize

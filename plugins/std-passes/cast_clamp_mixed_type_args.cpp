@@ -11,42 +11,46 @@
 namespace tico::passes {
 namespace {
 
-class CastClampMixedTypeArgsPass final : public Pass {
-public:
-  bool run(Graph &graph, PassContext &context) override {
-    bool changed = false;
-    for (Node *node : snapshot(graph)) {
-      if (!isOp(*node, {"aten::clamp.default", "aten::clamp.Tensor"}) || !isTensorValue(node->arg(0)))
+// The position of the argument `name` (which node.arg(name) has just found).
+std::size_t argIndex(const Node &node, std::string_view name) {
+  std::size_t i = 0;
+  while (node.args()[i].name != name)
+    ++i;
+  return i;
+}
+
+bool castClampArgs(Node &node, rewrite::Rewriter &rewriter) {
+  if (!isTensorValue(node.arg(0)))
+    return false;
+  const DType result = node.output()->dtype();
+  bool changed = false;
+  for (const char *name : {"self", "min", "max"}) {
+    const Argument arg = node.arg(name);
+    const std::size_t index = argIndex(node, name);
+    if (isTensorValue(arg)) {
+      if (arg.asValue()->dtype() == result)
         continue;
-      const DType result = node->output()->dtype();
-      for (const char *name : {"self", "min", "max"}) {
-        const Argument arg = node->arg(name);
-        if (isTensorValue(arg)) {
-          if (arg.asValue()->dtype() == result)
-            continue;
-          Builder b(graph, context.registry(), node, node->name());
-          node->setArg(name, A(b.cast(arg.asValue(), result)));
-          changed = true;
-        } else if (arg.isNumber()) {
-          if (isFloating(result) && !arg.isFloat()) {
-            node->setArg(name, Argument::real(arg.asDouble()));
-            changed = true;
-          } else if (isInteger(result) && arg.isFloat() && arg.asDouble() == std::floor(arg.asDouble())) {
-            node->setArg(name, Argument::integer(static_cast<int64_t>(arg.asDouble())));
-            changed = true;
-          }
-        }
+      Builder b = rewriter.builderFor(node);
+      rewriter.setArg(&node, index, A(b.cast(arg.asValue(), result)));
+      changed = true;
+    } else if (arg.isNumber()) {
+      if (isFloating(result) && !arg.isFloat()) {
+        rewriter.setArg(&node, index, Argument::real(arg.asDouble()));
+        changed = true;
+      } else if (isInteger(result) && arg.isFloat() && arg.asDouble() == std::floor(arg.asDouble())) {
+        rewriter.setArg(&node, index, Argument::integer(static_cast<int64_t>(arg.asDouble())));
+        changed = true;
       }
     }
-    return changed;
   }
-};
+  return changed;
+}
 
 } // namespace
 
 void registerCastClampMixedTypeArgs(Registrar &r) {
-  r.addPass(simplePass<CastClampMixedTypeArgsPass>(
-      "cast-clamp-mixed-type-args", "Cast clamp's input and bounds to the clamp's result dtype"));
+  r.addPass(sweepPass("cast-clamp-mixed-type-args", "Cast clamp's input and bounds to the clamp's result dtype",
+                      {"aten::clamp.default", "aten::clamp.Tensor"}, castClampArgs));
 }
 
 } // namespace tico::passes

@@ -10,6 +10,7 @@
 // Ops: add, sub, mul, div (.Tensor), minimum, pow.Tensor_Scalar, eq/ne/gt/ge/le (.Tensor,
 // .Scalar) as in the original converter, plus lt, which the original leaves out.
 #include "pass_support.h"
+#include "sweep_with_options.h"
 #include "passes.h"
 #include "type_rules.h"
 
@@ -31,69 +32,60 @@ std::optional<DType> operandDType(const Argument &a) {
   return std::nullopt;
 }
 
-class CastMixedTypeArgsPass final : public Pass {
-public:
-  explicit CastMixedTypeArgsPass(bool preserve) : preserve_(preserve) {}
-
-  bool run(Graph &graph, PassContext &context) override {
-    bool changed = false;
-    for (Node *node : snapshot(graph)) {
-      if (!isOp(*node, kOps) || node->numArgs() < 2)
-        continue;
-      auto lhs = operandDType(node->arg(0)), rhs = operandDType(node->arg(1));
-      if (!lhs || !rhs || *lhs == *rhs)
-        continue;
-      const DType promoted = resultType({&node->arg(0), &node->arg(1)});
-      if (promoted == DType::Unknown)
-        continue;
-      for (std::size_t i = 0; i < 2; ++i) {
-        const Argument arg = node->arg(i);
-        if (*operandDType(arg) == promoted)
-          continue;
-        if (arg.isValue()) {
-          Builder b(graph, context.registry(), node, node->name());
-          node->setArg(i, A(b.cast(arg.asValue(), promoted)));
-          changed = true;
-          continue;
-        }
-        const double v = arg.asDouble();
-        if (promoted == DType::Float32) {
-          node->setArg(i, Argument::real(v));
-        } else if (promoted == DType::Int64) {
-          if (arg.isFloat())
-            continue; // a float never promotes to an integer; nothing sensible to do
-          node->setArg(i, Argument::integer(arg.asInt()));
-        } else if (promoted == DType::Bool) {
-          node->setArg(i, Argument::boolean(v != 0.0));
-        } else if (!preserve_) {
-          Builder b(graph, context.registry(), node, node->name());
-          node->setArg(i, A(b.scalarConstant(promoted, v, "_scalar")));
-        } else {
-          continue;
-        }
-        changed = true;
-      }
+// The rewrite of one binary op; `preserve` is the option preserve_ep_invariant.
+bool castMixedArgs(Node &node, rewrite::Rewriter &rewriter, bool preserve) {
+  if (node.numArgs() < 2)
+    return false;
+  auto lhs = operandDType(node.arg(0)), rhs = operandDType(node.arg(1));
+  if (!lhs || !rhs || *lhs == *rhs)
+    return false;
+  const DType promoted = resultType({&node.arg(0), &node.arg(1)});
+  if (promoted == DType::Unknown)
+    return false;
+  bool changed = false;
+  for (std::size_t i = 0; i < 2; ++i) {
+    const Argument arg = node.arg(i);
+    if (*operandDType(arg) == promoted)
+      continue;
+    if (arg.isValue()) {
+      Builder b = rewriter.builderFor(node);
+      rewriter.setArg(&node, i, A(b.cast(arg.asValue(), promoted)));
+      changed = true;
+      continue;
     }
-    return changed;
+    const double v = arg.asDouble();
+    if (promoted == DType::Float32) {
+      rewriter.setArg(&node, i, Argument::real(v));
+    } else if (promoted == DType::Int64) {
+      if (arg.isFloat())
+        continue; // a float never promotes to an integer; nothing sensible to do
+      rewriter.setArg(&node, i, Argument::integer(arg.asInt()));
+    } else if (promoted == DType::Bool) {
+      rewriter.setArg(&node, i, Argument::boolean(v != 0.0));
+    } else if (!preserve) {
+      Builder b = rewriter.builderFor(node);
+      rewriter.setArg(&node, i, A(b.scalarConstant(promoted, v, "_scalar")));
+    } else {
+      continue;
+    }
+    changed = true;
   }
-
-private:
-  bool preserve_;
-};
+  return changed;
+}
 
 } // namespace
 
 void registerCastMixedTypeArgs(Registrar &r) {
-  PassSpec spec;
-  spec.name = "cast-mixed-type-args";
-  spec.summary = "Cast the operand of a mixed-dtype binary op to PyTorch's promoted dtype";
-  spec.options = {OptionSpec{"preserve_ep_invariant", OptionType::Bool, true,
-                             "keep number operands numbers: do not turn them into rank-0 constants of dtypes a "
-                             "number cannot stand for (int32, float16, ...)"}};
-  spec.create = [](const Options &o) -> std::unique_ptr<Pass> {
-    return std::make_unique<CastMixedTypeArgsPass>(o.getBool("preserve_ep_invariant"));
-  };
-  r.addPass(std::move(spec));
+  r.addPass(sweepPass(
+      "cast-mixed-type-args", "Cast the operand of a mixed-dtype binary op to PyTorch's promoted dtype",
+      {OptionSpec{"preserve_ep_invariant", OptionType::Bool, true,
+                  "keep number operands numbers: do not turn them into rank-0 constants of dtypes a "
+                  "number cannot stand for (int32, float16, ...)"}},
+      kOps, [](const Options &o) -> rewrite::RewriteFn {
+        return [preserve = o.getBool("preserve_ep_invariant")](Node &node, rewrite::Rewriter &rewriter) {
+          return castMixedArgs(node, rewriter, preserve);
+        };
+      }));
 }
 
 } // namespace tico::passes

@@ -1,3 +1,4 @@
+// Not a pattern: a rewrite replaces a whole region, erasing nodes further down; the scan restarts after each.
 // eliminate-rank-round-trip-region (EliminateRankRoundTripRegion), off unless its option
 // `enabled` is set (config alias eliminate_rank_round_trip; the original converter declares that
 // flag but always runs the pass; here the flag decides):

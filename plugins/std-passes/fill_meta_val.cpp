@@ -17,6 +17,7 @@
 #include "type_rules.h"
 
 #include "tico/eval/evaluator.h"
+#include "tico/rewrite/driver.h"
 
 namespace tico::passes {
 namespace {
@@ -31,34 +32,30 @@ bool needsType(const Node &node) {
   return false;
 }
 
-class FillMetaValPass final : public Pass {
+// Offered every node (a pattern without root ops): types the outputs of those that lack one.
+class TypeFiller final : public rewrite::Pattern {
 public:
-  FillMetaValPass(bool evaluate, int64_t max_eval_bytes) : evaluate_(evaluate), max_eval_bytes_(max_eval_bytes) {}
+  TypeFiller(bool evaluate, int64_t max_eval_bytes) : evaluate_(evaluate), max_eval_bytes_(max_eval_bytes) {}
 
-  bool run(Graph &graph, PassContext &context) override {
-    bool changed = false;
-    for (Node *node : snapshot(graph)) {
-      if (!needsType(*node))
-        continue;
-      std::string why;
-      if (applyTypes(context.registry(), *node, &why)) {
-        changed = true;
-        continue;
-      }
-      std::string eval_why;
-      if (evaluate_ && typeByEvaluation(*node, context, eval_why)) {
-        changed = true;
-        continue;
-      }
-      throw Error("fill-meta-val: cannot infer the result type of node '" + node->name() + "' (" +
-                  node->op().str() + "): " + why + (eval_why.empty() ? "" : "; evaluation: " + eval_why));
-    }
-    return changed;
+  std::vector<OpKey> roots() const override { return {}; }
+
+  bool matchAndRewrite(Node &node, rewrite::Rewriter &rewriter) override {
+    if (!needsType(node))
+      return false;
+    const Registry &registry = *rewriter.registry();
+    std::string why;
+    if (applyTypes(registry, node, &why))
+      return true;
+    std::string eval_why;
+    if (evaluate_ && typeByEvaluation(node, registry, eval_why))
+      return true;
+    throw Error("fill-meta-val: cannot infer the result type of node '" + node.name() + "' (" + node.op().str() +
+                "): " + why + (eval_why.empty() ? "" : "; evaluation: " + eval_why));
   }
 
 private:
-  bool typeByEvaluation(Node &node, PassContext &context, std::string &why) const {
-    const Registered<EvaluatorSpec> *registered = context.registry().evaluator();
+  bool typeByEvaluation(Node &node, const Registry &registry, std::string &why) const {
+    const Registered<EvaluatorSpec> *registered = registry.evaluator();
     if (registered == nullptr) {
       why = "no evaluator plugin is loaded";
       return false;
@@ -120,19 +117,20 @@ private:
 } // namespace
 
 void registerFillMetaVal(Registrar &r) {
-  PassSpec spec;
-  spec.name = "fill-meta-val";
-  spec.summary = "Type node outputs that have no type (shape rules, else one evaluation on zero inputs)";
-  spec.options = {
-      OptionSpec{"evaluate", OptionType::Bool, true,
-                 "type ops without a shape rule by evaluating them on zero-filled inputs (static shapes only)"},
-      OptionSpec{"max_eval_bytes", OptionType::Int, int64_t{64} << 20,
-                 "largest total input size evaluated for typing"},
-  };
-  spec.create = [](const Options &o) -> std::unique_ptr<Pass> {
-    return std::make_unique<FillMetaValPass>(o.getBool("evaluate"), o.getInt("max_eval_bytes"));
-  };
-  r.addPass(std::move(spec));
+  r.addPass(rewrite::patternPassSpec(
+      "fill-meta-val", "Type node outputs that have no type (shape rules, else one evaluation on zero inputs)",
+      {
+          OptionSpec{"evaluate", OptionType::Bool, true,
+                     "type ops without a shape rule by evaluating them on zero-filled inputs (static shapes only)"},
+          OptionSpec{"max_eval_bytes", OptionType::Int, int64_t{64} << 20,
+                     "largest total input size evaluated for typing"},
+      },
+      [](const Options &o) {
+        std::vector<std::unique_ptr<rewrite::Pattern>> patterns;
+        patterns.push_back(std::make_unique<TypeFiller>(o.getBool("evaluate"), o.getInt("max_eval_bytes")));
+        return patterns;
+      },
+      {rewrite::Traversal::Sweep}));
 }
 
 } // namespace tico::passes

@@ -97,35 +97,40 @@ DataPtr foldedView(const Node &node) {
   return nullptr;
 }
 
-class FoldConstantViewsPass final : public Pass {
-public:
-  bool run(Graph &graph, PassContext &) override {
-    bool changed = false;
-    for (Node *node : snapshot(graph)) {
-      if (node->numOutputs() != 1 || node->numArgs() == 0 || !node->arg(0).isValue())
-        continue;
-      const Value *in = node->input(0);
-      if (!in->isConstant() || !node->output()->isTensor())
-        continue;
-      DataPtr view = foldedView(*node);
-      if (!view)
-        continue;
-      if (view->sizes != hintSizes(node->output()->shape()) || view->dtype != node->output()->dtype())
-        throw Error("fold-constant-views: the folded view of '" + node->name() +
-                    "' does not match the node's result type");
-      Value *folded = graph.addConstant(node->output()->name(), view);
-      replaceAndErase(graph, node, folded);
-      changed = true;
-    }
-    return changed;
-  }
-};
+// The view ops foldedView knows: the roots of the pattern.
+const std::string_view kViewOps[] = {
+    "aten::permute.default",     "aten::permute_copy.default",  "aten::transpose.int",
+    "aten::transpose_copy.int",  "aten::t.default",             "aten::t_copy.default",
+    "aten::unsqueeze.default",   "aten::unsqueeze_copy.default", "aten::squeeze.default",
+    "aten::squeeze.dim",         "aten::squeeze.dims",          "aten::squeeze_copy.default",
+    "aten::squeeze_copy.dim",    "aten::squeeze_copy.dims",     "aten::slice.Tensor",
+    "aten::slice_copy.Tensor",   "aten::select.int",            "aten::select_copy.int",
+    "aten::view.default",        "aten::_unsafe_view.default",  "aten::reshape.default",
+    "aten::view_copy.default"};
+
+bool foldConstantView(Node &matched, rewrite::Rewriter &rewriter) {
+  Node *node = &matched;
+  if (node->numOutputs() != 1 || node->numArgs() == 0 || !node->arg(0).isValue())
+    return false;
+  const Value *in = node->input(0);
+  if (!in->isConstant() || !node->output()->isTensor())
+    return false;
+  DataPtr view = foldedView(*node);
+  if (!view)
+    return false;
+  if (view->sizes != hintSizes(node->output()->shape()) || view->dtype != node->output()->dtype())
+    throw Error("fold-constant-views: the folded view of '" + node->name() + "' does not match the node's result type");
+  Value *folded = rewriter.graph().addConstant(node->output()->name(), view);
+  rewriter.replaceNode(node, folded);
+  return true;
+}
 
 } // namespace
 
 void registerFoldConstantViews(Registrar &r) {
-  r.addPass(simplePass<FoldConstantViewsPass>(
-      "fold-constant-views", "Turn view ops of constants into zero-copy constant views (same storage, new strides)"));
+  r.addPass(sweepPass("fold-constant-views",
+                      "Turn view ops of constants into zero-copy constant views (same storage, new strides)", kViewOps,
+                      foldConstantView));
 }
 
 } // namespace tico::passes

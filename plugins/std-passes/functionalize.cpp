@@ -1,3 +1,4 @@
+// Not a pattern: a whole-graph analysis (each tensor's base, view chain and version) decides every rewrite.
 // functionalize: rewrites the mutations of a torch.export graph into value semantics, the way
 // run_decompositions() does, so no later pass or lowering ever sees a write.
 //

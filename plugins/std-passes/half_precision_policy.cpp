@@ -1,3 +1,4 @@
+// Not a pattern: a whole-graph policy over constants, every node's types and the signature, not a match on an op.
 // half-precision-policy: programs exported in bfloat16 or float16 are computed in float32.
 //
 // Circle runtimes compute little in half precision (onert 0.2 loads no BFLOAT16 tensor and

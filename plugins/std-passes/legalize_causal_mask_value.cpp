@@ -11,6 +11,7 @@
 // mask shared by several adds becomes one new constant; the old one is left to dead-code
 // removal if nothing else reads it.
 #include "pass_support.h"
+#include "sweep_with_options.h"
 #include "passes.h"
 
 #include <cstring>
@@ -41,63 +42,60 @@ std::shared_ptr<const TensorData> legalized(const TensorData &data, double repla
   return std::make_shared<TensorData>(TensorData::fromVector(data.dtype, data.sizes, values));
 }
 
-class LegalizeCausalMaskValuePass final : public Pass {
+// One run of the pass: the masks it has legalized so far, so a mask shared by several adds
+// becomes one new constant (a fresh instance for every run).
+class MaskLegalizer {
 public:
-  LegalizeCausalMaskValuePass(bool enabled, double value) : enabled_(enabled), value_(value) {}
+  explicit MaskLegalizer(double value) : value_(value) {}
 
-  bool run(Graph &graph, PassContext &) override {
-    if (!enabled_)
-      return false;
+  bool operator()(Node &node, rewrite::Rewriter &rewriter) {
     bool changed = false;
-    std::map<const Value *, Value *> replaced;
-    for (Node *node : snapshot(graph)) {
-      if (!isOp(*node, {"aten::add.Tensor"}))
+    for (std::size_t i = 0; i < 2; ++i) {
+      if (!isTensorValue(node.arg(i)))
         continue;
-      for (std::size_t i = 0; i < 2; ++i) {
-        if (!isTensorValue(node->arg(i)))
+      Value *mask = node.input(i);
+      if (!mask->isConstant())
+        continue;
+      auto it = replaced_.find(mask);
+      if (it == replaced_.end()) {
+        std::shared_ptr<const TensorData> data;
+        if (mask->dtype() == DType::Float32)
+          data = legalized<float>(*mask->constant(), value_);
+        else if (mask->dtype() == DType::Float64)
+          data = legalized<double>(*mask->constant(), value_);
+        if (!data)
           continue;
-        Value *mask = node->input(i);
-        if (!mask->isConstant())
-          continue;
-        auto it = replaced.find(mask);
-        if (it == replaced.end()) {
-          std::shared_ptr<const TensorData> data;
-          if (mask->dtype() == DType::Float32)
-            data = legalized<float>(*mask->constant(), value_);
-          else if (mask->dtype() == DType::Float64)
-            data = legalized<double>(*mask->constant(), value_);
-          if (!data)
-            continue;
-          it = replaced.emplace(mask, graph.addConstant(mask->name() + "_legalized", data)).first;
-        }
-        node->replaceInput(mask, it->second);
-        changed = true;
+        it = replaced_.emplace(mask, rewriter.graph().addConstant(mask->name() + "_legalized", data)).first;
       }
+      rewriter.setArg(&node, i, Argument::value(it->second));
+      changed = true;
     }
     return changed;
   }
 
 private:
-  bool enabled_;
   double value_;
+  std::map<const Value *, Value *> replaced_;
 };
 
 } // namespace
 
 void registerLegalizeCausalMaskValue(Registrar &r) {
-  PassSpec spec;
-  spec.name = "legalize-causal-mask-value";
-  spec.summary = "Replace -inf in constant attention masks by a finite value "
-                 "(option enabled; config legalize_causal_mask_value)";
-  spec.options = {
-      OptionSpec{"enabled", OptionType::Bool, false,
-                 "rewrite at all (off by default: fully masked rows change from NaN to uniform)"},
-      OptionSpec{"mask_value", OptionType::Float, -120.0, "the value masked positions get"},
-  };
-  spec.create = [](const Options &o) -> std::unique_ptr<Pass> {
-    return std::make_unique<LegalizeCausalMaskValuePass>(o.getBool("enabled"), o.getFloat("mask_value"));
-  };
-  r.addPass(std::move(spec));
+  r.addPass(sweepPass(
+      "legalize-causal-mask-value",
+      "Replace -inf in constant attention masks by a finite value (option enabled; config legalize_causal_mask_value)",
+      {
+          OptionSpec{"enabled", OptionType::Bool, false,
+                     "rewrite at all (off by default: fully masked rows change from NaN to uniform)"},
+          OptionSpec{"mask_value", OptionType::Float, -120.0, "the value masked positions get"},
+      },
+      {"aten::add.Tensor"}, [](const Options &o) -> rewrite::RewriteFn {
+        if (!o.getBool("enabled"))
+          return [](Node &, rewrite::Rewriter &) { return false; };
+        // std::function copies its target: the state is shared through a pointer.
+        auto legalizer = std::make_shared<MaskLegalizer>(o.getFloat("mask_value"));
+        return [legalizer](Node &node, rewrite::Rewriter &rewriter) { return (*legalizer)(node, rewriter); };
+      }));
 }
 
 } // namespace tico::passes

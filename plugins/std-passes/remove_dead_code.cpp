@@ -1,3 +1,4 @@
+// Not a pattern: a whole-graph liveness sweep (Graph::removeDeadNodes / removeUnusedConstants), rooted at no op.
 // remove-dead-code: erases nodes whose results nobody uses (graph outputs count as uses) and
 // free constants left without users by earlier rewrites.
 #include "pass_support.h"

@@ -38,41 +38,33 @@ Value *transposedWeight(const Value *value) {
 
 bool isOne(const Argument &arg) { return arg.isNumber() && arg.asDouble() == 1.0; }
 
-class RestoreLinearPass final : public Pass {
-public:
-  bool run(Graph &graph, PassContext &) override {
-    bool changed = false;
-    for (Node *node : snapshot(graph)) {
-      bool addmm = isOp(*node, {"aten::addmm.default"});
-      if (!addmm && !isOp(*node, {"aten::mm.default"}))
-        continue;
-      Value *x = node->input(addmm ? 1 : 0);
-      Value *rhs = node->input(addmm ? 2 : 1);
-      Value *w = transposedWeight(rhs);
-      if (!w || x->rank() != 2 || x->dtype() != DType::Float32 || w->dtype() != DType::Float32)
-        continue;
-      Value *bias = nullptr;
-      if (addmm) {
-        bias = node->input(0);
-        if (!isOne(node->arg("beta")) || !isOne(node->arg("alpha")) || bias->rank() != 1 ||
-            bias->shape()[0] != w->shape()[0] || bias->dtype() != DType::Float32)
-          continue;
-      }
-      Node *transpose = rhs->producer();
-      Value *linear = insertLinear(graph, node, x, w, bias, node->output()->shape(), node->output()->dtype());
-      replaceAndErase(graph, node, linear);
-      eraseIfDead(graph, transpose);
-      changed = true;
-    }
-    return changed;
+bool restoreLinear(Node &matched, rewrite::Rewriter &rewriter) {
+  Node *node = &matched;
+  const bool addmm = isOp(*node, {"aten::addmm.default"});
+  Value *x = node->input(addmm ? 1 : 0);
+  Value *rhs = node->input(addmm ? 2 : 1);
+  Value *w = transposedWeight(rhs);
+  if (!w || x->rank() != 2 || x->dtype() != DType::Float32 || w->dtype() != DType::Float32)
+    return false;
+  Value *bias = nullptr;
+  if (addmm) {
+    bias = node->input(0);
+    if (!isOne(node->arg("beta")) || !isOne(node->arg("alpha")) || bias->rank() != 1 ||
+        bias->shape()[0] != w->shape()[0] || bias->dtype() != DType::Float32)
+      return false;
   }
-};
+  Node *transpose = rhs->producer();
+  Value *linear = insertLinear(rewriter, node, x, w, bias, node->output()->shape(), node->output()->dtype());
+  rewriter.replaceNode(node, linear);
+  rewriter.eraseIfDead(transpose);
+  return true;
+}
 
 } // namespace
 
 void registerRestoreLinear(Registrar &r) {
-  r.addPass(simplePass<RestoreLinearPass>(
-      "restore-linear", "Rewrite addmm/mm with a transposed constant weight back into linear"));
+  r.addPass(sweepPass("restore-linear", "Rewrite addmm/mm with a transposed constant weight back into linear",
+                      {"aten::addmm.default", "aten::mm.default"}, restoreLinear));
 }
 
 } // namespace tico::passes

@@ -1,3 +1,4 @@
+// Not a pattern: it works on the export signature's mutation outputs, not on nodes of an op.
 // state-writes: decides what becomes of the program's writes to its inputs, buffers and
 // parameters (the mutation outputs of the export signature, which functionalize adds for a
 // plain torch.export graph and run_decompositions() records itself).

@@ -3,6 +3,7 @@
 #include "tico/ir/graph.h"
 #include "tico/plugin/loader.h"
 #include "tico/plugin/plugin.h"
+#include "tico/rewrite/driver.h"
 #include "tico/support/error.h"
 
 #include <gtest/gtest.h>
@@ -437,6 +438,36 @@ TEST(LoaderTest, MisspeltOpKeyOfAnExtraPluginIsReportedByTheCheck) {
   } catch (const Error &e) {
     EXPECT_CONTAINS(e.what(), "'aten::rellu.default' in a lowering (did you mean 'aten::relu.default'?)");
   }
+}
+
+// A pattern's root op is declared by patternPassSpec: a misspelt root is a load error too.
+TEST(DiscoveryTest, MisspeltPatternRootIsALoadError) {
+  ScratchDir scratch;
+  std::string dir = scratch.sub("plugins");
+  copyTo(testPlugin("misspelled-pattern"), dir + "/libtico-a-pattern.so");
+  copyTo(std::string(TICO_PLUGIN_DIR) + "/libtico-pt2.so", dir + "/libtico-pt2.so");
+  PluginSet plugins;
+  Registry registry;
+  try {
+    plugins.discover(registry, {dir});
+    FAIL() << "expected an error";
+  } catch (const Error &e) {
+    std::string from = "plugin 'test-misspelled-pattern 1.0 (" + canonical(dir + "/libtico-a-pattern.so") + ")'";
+    EXPECT_CONTAINS(e.what(), from + " names unknown op 'aten::sigmod.default' in a pattern of pass "
+                                     "'test.misspelled-pattern' (did you mean 'aten::sigmoid.default'?)");
+  }
+}
+
+// The factory patternPassSpec made survives the trip through the plugin boundary, roots and all.
+TEST(LoaderTest, PatternPassSpecKeepsItsRootsAcrossThePluginBoundary) {
+  PluginSet plugins;
+  Registry registry;
+  plugins.load(testPlugin("misspelled-pattern"), registry);
+  const Registered<PassSpec> *pass = registry.findPass("test.misspelled-pattern");
+  ASSERT_NE(pass, nullptr);
+  const rewrite::PatternPassFactory *factory = rewrite::PatternPassFactory::of(pass->spec);
+  ASSERT_NE(factory, nullptr);
+  EXPECT_EQ(factory->roots(), std::vector<OpKey>{OpKey("aten", "sigmod", "default")});
 }
 
 // Every key the bundled plugins name is known: the in-tree tables are checked the same way.

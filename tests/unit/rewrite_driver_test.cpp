@@ -232,3 +232,94 @@ TEST(RewriteDriver, PatternPassUsesTheContextRegistry) {
   EXPECT_EQ(relu->input(0), x);
   EXPECT_FALSE(pass->run(g, context));
 }
+
+namespace {
+
+#define EXPECT_HAS_TEXT(text, needle) EXPECT_NE(std::string(text).find(needle), std::string::npos) << (text)
+
+// Logs how many nodes this pattern object has been offered so far; never rewrites.
+class CountingPattern final : public Pattern {
+public:
+  CountingPattern(OpKey root, std::vector<int> *log) : root_(std::move(root)), log_(log) {}
+  std::vector<OpKey> roots() const override { return {root_}; }
+  bool matchAndRewrite(Node &, Rewriter &) override {
+    log_->push_back(++seen_);
+    return false;
+  }
+
+private:
+  OpKey root_;
+  std::vector<int> *log_;
+  int seen_ = 0;
+};
+
+} // namespace
+
+// patternPassSpec with options: the roots of the patterns (made once with the default options)
+// are its factory's roots, each once; every run gets fresh patterns.
+TEST(RewriteDriver, PatternPassSpecDeclaresRootsAndMakesFreshPatternsPerRun) {
+  auto registry = unaryRuleRegistry();
+  auto log = std::make_shared<std::vector<int>>();
+  PassSpec spec = patternPassSpec(
+      "test.counting", "counts", {OptionSpec{"twice", OptionType::Bool, false, "two patterns"}},
+      [log](const Options &o) {
+        std::vector<std::unique_ptr<Pattern>> out;
+        out.push_back(std::make_unique<CountingPattern>(kNeg, log.get()));
+        out.push_back(std::make_unique<CountingPattern>(o.getBool("twice") ? kNeg : kExp, log.get()));
+        return out;
+      },
+      {Traversal::Sweep});
+  ASSERT_NE(PatternPassFactory::of(spec), nullptr);
+  EXPECT_EQ(PatternPassFactory::of(spec)->roots(), (std::vector<OpKey>{kNeg, kExp}));
+  ASSERT_EQ(spec.options.size(), 1u);
+  log->clear(); // the spec made the patterns once to read their roots
+  Graph g;
+  Value *x = input(g, "x", {2});
+  chain(g, x, {"neg", "neg"});
+  std::unique_ptr<Pass> pass = spec.create(Options::resolve("test.counting", spec.options, {}));
+  PassContext context(*registry);
+  EXPECT_FALSE(pass->run(g, context));
+  EXPECT_FALSE(pass->run(g, context));
+  // Two negs offered to the first pattern per run; its count restarts with the second run.
+  EXPECT_EQ(*log, (std::vector<int>{1, 2, 1, 2}));
+}
+
+// A root that only other options give would escape the load-time check: creating the pass fails.
+TEST(RewriteDriver, PatternRootsThatDependOnOptionsAreAnError) {
+  PassSpec spec = patternPassSpec(
+      "test.option-roots", "roots by option", {OptionSpec{"exp", OptionType::Bool, false, "root at exp"}},
+      [](const Options &o) {
+        std::vector<std::unique_ptr<Pattern>> out;
+        out.push_back(makePattern({o.getBool("exp") ? kExp : kNeg}, [](Node &, Rewriter &) { return false; }));
+        return out;
+      });
+  EXPECT_EQ(PatternPassFactory::of(spec)->roots(), std::vector<OpKey>{kNeg});
+  EXPECT_NO_THROW(spec.create(Options::resolve("test.option-roots", spec.options, {})));
+  try {
+    spec.create(Options::resolve("test.option-roots", spec.options, {{"exp", true}}));
+    FAIL() << "expected an error";
+  } catch (const Error &e) {
+    EXPECT_HAS_TEXT(e.what(), "pass 'test.option-roots': with these options a pattern is rooted at "
+                              "'aten::exp.default'");
+  }
+}
+
+// The registry records a pattern pass's roots as op references, checked with the others; a pass
+// whose create is a plain function has none.
+TEST(RewriteDriver, RegistryChecksPatternRoots) {
+  Registry registry;
+  registry.addSchemalessOp(kNeg, Provenance{"test", "1", "<test>"});
+  registry.addPass(patternPassSpec("test.roots", "roots", {kNeg, OpKey("aten", "nge", "default")},
+                                   [](Node &, Rewriter &) { return false; }),
+                   Provenance{"test", "1", "<test>"});
+  try {
+    registry.checkOpReferences();
+    FAIL() << "expected an error";
+  } catch (const Error &e) {
+    EXPECT_HAS_TEXT(e.what(), "names unknown op 'aten::nge.default' in a pattern of pass 'test.roots' "
+                              "(did you mean 'aten::neg.default'?)");
+    EXPECT_EQ(std::string(e.what()).find("'aten::neg.default' in"), std::string::npos);
+  }
+  PassSpec plain{"test.plain", "plain", {}, [](const Options &) { return patternPass({}); }};
+  EXPECT_EQ(PatternPassFactory::of(plain), nullptr);
+}

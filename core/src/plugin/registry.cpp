@@ -1,5 +1,7 @@
 #include "tico/plugin/registry.h"
 
+#include "tico/rewrite/driver.h"
+
 #include "tico/support/error.h"
 #include "tico/support/log.h"
 
@@ -173,7 +175,15 @@ void Registry::addPass(PassSpec spec, const Provenance &from) {
   checkNamed("pass", spec.name, static_cast<bool>(spec.create), from);
   checkManifestName("pass", spec.name, from);
   checkOptionSpecs("pass '" + spec.name + "'", spec.options, from);
+  // The roots of a pass made by rewrite::patternPassSpec are op references like a rule
+  // table's keys; recorded once the pass is in.
+  std::vector<OpKey> roots;
+  if (const rewrite::PatternPassFactory *factory = rewrite::PatternPassFactory::of(spec))
+    roots = factory->roots();
+  const std::string what = "a pattern of pass '" + spec.name + "'";
   addNamed(passes_, "pass", std::move(spec), from);
+  for (const OpKey &root : roots)
+    addOpReference(root, what, from);
 }
 
 void Registry::addCirclePass(CirclePassSpec spec, const Provenance &from) {

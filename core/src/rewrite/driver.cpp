@@ -248,9 +248,15 @@ bool applyPatterns(Graph &graph, const Registry *types, const std::vector<Patter
 PatternPass::PatternPass(std::vector<std::unique_ptr<Pattern>> patterns, DriverConfig config)
     : patterns_(std::move(patterns)), config_(config) {}
 
+PatternPass::PatternPass(PatternFactory make, Options options, DriverConfig config)
+    : make_(std::move(make)), options_(std::move(options)), config_(config) {}
+
 bool PatternPass::run(Graph &graph, PassContext &context) {
+  std::vector<std::unique_ptr<Pattern>> fresh;
+  if (make_)
+    fresh = make_(options_);
   std::vector<Pattern *> patterns;
-  for (const auto &p : patterns_)
+  for (const auto &p : make_ ? fresh : patterns_)
     patterns.push_back(p.get());
   return applyPatterns(graph, &context.registry(), patterns, config_);
 }
@@ -259,16 +265,51 @@ std::unique_ptr<Pass> patternPass(std::vector<std::unique_ptr<Pattern>> patterns
   return std::make_unique<PatternPass>(std::move(patterns), config);
 }
 
+std::vector<OpKey> rootsOf(const std::vector<std::unique_ptr<Pattern>> &patterns) {
+  std::vector<OpKey> roots;
+  for (const auto &pattern : patterns)
+    for (const OpKey &op : pattern->roots())
+      if (std::find(roots.begin(), roots.end(), op) == roots.end())
+        roots.push_back(op);
+  return roots;
+}
+
+PatternPassFactory::PatternPassFactory(std::string pass_name, const std::vector<OptionSpec> &options,
+                                       PatternFactory make, DriverConfig config)
+    : pass_name_(std::move(pass_name)), make_(std::move(make)), config_(config) {
+  roots_ = rootsOf(make_(Options::resolve("pass '" + pass_name_ + "'", options, {})));
+}
+
+std::unique_ptr<Pass> PatternPassFactory::operator()(const Options &options) const {
+  for (const OpKey &root : rootsOf(make_(options)))
+    if (std::find(roots_.begin(), roots_.end(), root) == roots_.end())
+      throw Error("pass '" + pass_name_ + "': with these options a pattern is rooted at '" + root.str() +
+                  "', which the default options do not give, so the load-time op check never saw it "
+                  "(a pattern's roots must not depend on the options)");
+  return std::make_unique<PatternPass>(make_, options, config_);
+}
+
+const PatternPassFactory *PatternPassFactory::of(const PassSpec &spec) {
+  return spec.create.target<PatternPassFactory>();
+}
+
 PassSpec patternPassSpec(std::string name, std::string summary, std::vector<OpKey> roots, RewriteFn fn,
                          DriverConfig config) {
-  PassSpec spec;
-  spec.name = std::move(name);
-  spec.summary = std::move(summary);
-  spec.create = [roots = std::move(roots), fn = std::move(fn), config](const Options &) {
+  PatternFactory make = [roots = std::move(roots), fn = std::move(fn)](const Options &) {
     std::vector<std::unique_ptr<Pattern>> patterns;
     patterns.push_back(makePattern(roots, fn));
-    return patternPass(std::move(patterns), config);
+    return patterns;
   };
+  return patternPassSpec(std::move(name), std::move(summary), {}, std::move(make), config);
+}
+
+PassSpec patternPassSpec(std::string name, std::string summary, std::vector<OptionSpec> options, PatternFactory make,
+                         DriverConfig config) {
+  PassSpec spec;
+  spec.create = PatternPassFactory(name, options, std::move(make), config);
+  spec.name = std::move(name);
+  spec.summary = std::move(summary);
+  spec.options = std::move(options);
   return spec;
 }
 

@@ -1,4 +1,5 @@
 #include "pass_support.h"
+#include "sweep_with_options.h"
 
 #include "tico/rewrite/driver.h"
 
@@ -12,6 +13,18 @@ PassSpec sweepPass(std::string name, std::string summary, std::span<const std::s
                    rewrite::RewriteFn fn) {
   return rewrite::patternPassSpec(std::move(name), std::move(summary), rewrite::opKeys(ops), std::move(fn),
                                   {rewrite::Traversal::Sweep});
+}
+
+PassSpec sweepPass(std::string name, std::string summary, std::vector<OptionSpec> options,
+                   std::span<const std::string_view> ops, RewriteMaker make) {
+  return rewrite::patternPassSpec(
+      std::move(name), std::move(summary), std::move(options),
+      [roots = rewrite::opKeys(ops), make = std::move(make)](const Options &o) {
+        std::vector<std::unique_ptr<rewrite::Pattern>> patterns;
+        patterns.push_back(rewrite::makePattern(roots, make(o)));
+        return patterns;
+      },
+      {rewrite::Traversal::Sweep});
 }
 
 void replaceAndErase(Graph &graph, Node *node, Value *replacement) {

@@ -29,18 +29,17 @@ public:
 };
 
 void registerPlugin(tico::Registrar &registrar) {
-  registrar.addPass(tico::PassSpec{
-      "example.remove-double-negation",
-      "rewrites neg(neg(x)) to x (example out-of-tree plugin)",
-      {},
+  tico::rewrite::DriverConfig config;
+  config.erase_dead = true; // the inner neg, once the outer one no longer reads it
+  // patternPassSpec declares the patterns' roots, so the host checks them when it loads plugins.
+  registrar.addPass(tico::rewrite::patternPassSpec(
+      "example.remove-double-negation", "rewrites neg(neg(x)) to x (example out-of-tree plugin)", {},
       [](const tico::Options &) {
         std::vector<std::unique_ptr<tico::rewrite::Pattern>> patterns;
         patterns.push_back(std::make_unique<DoubleNegation>());
-        tico::rewrite::DriverConfig config;
-        config.erase_dead = true; // the inner neg, once the outer one no longer reads it
-        return tico::rewrite::patternPass(std::move(patterns), config);
+        return patterns;
       },
-  });
+      config));
 }
 
 } // namespace

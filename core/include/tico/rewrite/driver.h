@@ -24,6 +24,7 @@
 #include "tico/rewrite/pattern.h"
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -48,22 +49,62 @@ struct DriverConfig {
 bool applyPatterns(Graph &graph, const Registry *types, const std::vector<Pattern *> &patterns,
                    const DriverConfig &config = {});
 
+// Makes the patterns of a pass from the options of its manifest entry.
+using PatternFactory = std::function<std::vector<std::unique_ptr<Pattern>>(const Options &options)>;
+
 // A pass that applies its patterns with the registry of the pass context.
 class PatternPass : public Pass {
 public:
+  // The same pattern objects serve every run.
   PatternPass(std::vector<std::unique_ptr<Pattern>> patterns, DriverConfig config = {});
+  // Fresh patterns from `make(options)` for every run, so a pattern may keep state for one run
+  // (a cache of the nodes it created, say) and never sees stale pointers from an earlier one.
+  PatternPass(PatternFactory make, Options options, DriverConfig config = {});
   bool run(Graph &graph, PassContext &context) override;
 
 private:
   std::vector<std::unique_ptr<Pattern>> patterns_;
+  PatternFactory make_;
+  Options options_;
   DriverConfig config_;
 };
 
 // Convenience for PassSpec::create.
 std::unique_ptr<Pass> patternPass(std::vector<std::unique_ptr<Pattern>> patterns, DriverConfig config = {});
 
-// The PassSpec of a pass without options made of one function pattern rooted at `roots`.
+// The root ops of `patterns`, each once, in first-seen order.
+std::vector<OpKey> rootsOf(const std::vector<std::unique_ptr<Pattern>> &patterns);
+
+// What patternPassSpec puts in PassSpec::create: it makes the pass for the options of a
+// manifest entry, and it knows the roots of the pass's patterns (made once, with the default
+// options, to ask), which Registry::addPass records as op references. So a misspelt root is a
+// load error (Registry::checkOpReferences) instead of a pattern that never fires.
+class PatternPassFactory {
+public:
+  PatternPassFactory(std::string pass_name, const std::vector<OptionSpec> &options, PatternFactory make,
+                     DriverConfig config);
+  // Throws tico::Error naming the root when the patterns for `options` have a root the default
+  // options did not give (the load-time check never saw it: roots must not depend on options).
+  std::unique_ptr<Pass> operator()(const Options &options) const;
+  const std::vector<OpKey> &roots() const { return roots_; }
+  // The factory behind `spec.create` when patternPassSpec made it, else null.
+  static const PatternPassFactory *of(const PassSpec &spec);
+
+private:
+  std::string pass_name_;
+  PatternFactory make_;
+  DriverConfig config_;
+  std::vector<OpKey> roots_;
+};
+
+// The PassSpec of a pass without options made of one function pattern rooted at `roots`. The
+// roots are checked at load.
 PassSpec patternPassSpec(std::string name, std::string summary, std::vector<OpKey> roots, RewriteFn fn,
+                         DriverConfig config = {});
+
+// The PassSpec of a pass made of the patterns `make` returns for the entry's options; each run
+// gets fresh patterns (PatternPass above), and the roots are checked at load (PatternPassFactory).
+PassSpec patternPassSpec(std::string name, std::string summary, std::vector<OptionSpec> options, PatternFactory make,
                          DriverConfig config = {});
 
 } // namespace tico::rewrite
