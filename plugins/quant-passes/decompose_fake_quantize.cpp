@@ -17,6 +17,8 @@
 // stay tensors (quantize_per_tensor.tensor), which the original could not convert at all.
 // The _cachemask forms (what run_decompositions() makes of fake-quantize) are decomposed when
 // their mask output is unused; fake_quant_enabled == 0 makes the node the identity.
+// A scale or zero point the conversion knows is checked as fake-quantize checks it (scale
+// positive and finite, zero point inside the range); a bad one is an error naming the node.
 // Only float32 inputs are decomposed: the decomposed ops produce float32, fake-quantize keeps
 // the input's dtype.
 #include "quant_passes.h"
@@ -30,6 +32,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -58,15 +61,18 @@ int64_t staticInt(const Node &node, std::string_view name) {
   return a.asInt();
 }
 
-// The one element of a constant tensor as a double (exact for every dtype read here).
-std::optional<double> onlyElement(const TensorData &data) {
-  if (data.numel() != 1)
-    return std::nullopt;
+// Every element of a constant tensor as a double (exact for every dtype read here).
+std::optional<std::vector<double>> elements(const TensorData &data) {
   const std::vector<std::byte> bytes = data.contiguousBytes();
+  const std::size_t count = static_cast<std::size_t>(data.numel());
+  std::vector<double> out(count);
   auto read = [&]<typename T>(T) {
-    T v;
-    std::memcpy(&v, bytes.data(), sizeof(T));
-    return static_cast<double>(v);
+    for (std::size_t i = 0; i < count; ++i) {
+      T v;
+      std::memcpy(&v, bytes.data() + i * sizeof(T), sizeof(T));
+      out[i] = static_cast<double>(v);
+    }
+    return std::optional<std::vector<double>>(std::move(out));
   };
   switch (data.dtype) {
   case DType::Float32: return read(float{});
@@ -75,10 +81,17 @@ std::optional<double> onlyElement(const TensorData &data) {
   case DType::Int32: return read(int32_t{});
   case DType::Int16: return read(int16_t{});
   case DType::Int8: return read(int8_t{});
-  case DType::UInt8: return read(uint8_t{});
+  case DType::UInt8:
   case DType::Bool: return read(uint8_t{});
   default: return std::nullopt;
   }
+}
+
+std::optional<double> onlyElement(const TensorData &data) {
+  if (data.numel() != 1)
+    return std::nullopt;
+  auto all = elements(data);
+  return all ? std::optional<double>(all->front()) : std::nullopt;
 }
 
 // `v` as a one-element tensor of `dtype` holds it (what a dtype conversion makes of it).
@@ -149,6 +162,35 @@ DType storageDType(const Node &node, int64_t lo, int64_t hi) {
                             "[0, 65535] (uint16)");
 }
 
+std::string number(double v) {
+  std::ostringstream text;
+  text << v;
+  return text.str();
+}
+
+// What fake-quantize itself requires, checked where the conversion knows the values: a scale
+// that is a positive finite number, a zero point inside the range.
+void checkQParams(const Node &node, const std::vector<double> &scales, const std::vector<double> &zero_points,
+                  int64_t lo, int64_t hi) {
+  for (double s : scales)
+    if (!(std::isfinite(s) && s > 0))
+      throw nodeError(node, "scale " + number(s) + " is not a positive finite number");
+  for (double z : zero_points)
+    if (z < static_cast<double>(lo) || z > static_cast<double>(hi))
+      throw nodeError(node, "zero point " + number(z) + " is outside the quantization range [" + std::to_string(lo) +
+                                ", " + std::to_string(hi) + "]");
+}
+
+// The values of a qparam argument: the number it is, or a constant tensor's elements.
+std::vector<double> knownValues(const Argument &arg) {
+  if (arg.isNumber())
+    return {arg.asDouble()};
+  if (arg.isValue() && arg.asValue()->isConstant())
+    if (auto all = elements(*arg.asValue()->constant()))
+      return *all;
+  return {};
+}
+
 // Replaces `node` (and its unused mask output, if any) by `replacement`.
 void replaceFakeQuantize(Node &node, rewrite::Rewriter &rewriter, Value *replacement) {
   std::vector<Value *> replacements(node.numOutputs(), nullptr);
@@ -188,6 +230,7 @@ bool decomposePerTensor(Node &node, rewrite::Rewriter &rewriter) {
       dequantize = &qd::dequantize_per_tensor_tensor;
     }
   }
+  checkQParams(node, knownValues(scale), knownValues(zero_point), lo, hi);
   rewrite::Builder b = rewriter.builderFor(node);
   Value *q = b.make(std::string(*quantize), std::vector<Argument>{node.arg(0), scale, zero_point, Argument::integer(lo),
                                                                     Argument::integer(hi), Argument::scalarType(dtype)});
@@ -207,6 +250,7 @@ bool decomposePerChannel(Node &node, rewrite::Rewriter &rewriter) {
   const Argument &scale = argNamed(node, "scale");
   const Argument &zero_point = argNamed(node, "zero_point");
   const Argument axis = Argument::integer(staticInt(node, "axis"));
+  checkQParams(node, knownValues(scale), knownValues(zero_point), lo, hi);
   rewrite::Builder b = rewriter.builderFor(node);
   Value *q = b.make(std::string(qd::quantize_per_channel_default),
                     std::vector<Argument>{node.arg(0), scale, zero_point, axis, Argument::integer(lo),
