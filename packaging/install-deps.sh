@@ -9,7 +9,8 @@
 #     Python package's tests), the pinned build requirements of the Python package
 #     (nanobind, scikit-build-core; the same pins as pyproject.toml), and the original
 #     converter's Python package (tico==0.3.0: the e2e suite exports programs with its
-#     circle_custom:: ops).
+#     circle_custom:: ops, the quantization suite quantizes with its quantizer), and torchao
+#     (the quantization suite's PT2E models).
 # Idempotent: re-running skips what is already there.
 set -euo pipefail
 
@@ -52,6 +53,9 @@ fi
 "$venv/bin/python" -m pip install -q --disable-pip-version-check \
   "torch==2.13.0" "numpy>=1.24" "pytest>=7" "circle-schema==0.10.1" "pyyaml>=6" "pytest-xdist>=3" \
   "nanobind==3.1.0" "scikit-build-core==1.1.2" "transformers==5.24.0" "tico==0.3.0"
+# torchao (PT2E quantization: the quantization suite's prepare_pt2e/convert_pt2e models) depends
+# on torch without pinning it; --no-deps keeps it from touching the pinned torch.
+"$venv/bin/python" -m pip install -q --disable-pip-version-check --no-deps "torchao==0.18.0"
 # onert only publishes pre-releases; pin the one the suite is validated with.
 "$venv/bin/python" -m pip install -q --disable-pip-version-check --pre "onert==0.2.0.dev250922"
 

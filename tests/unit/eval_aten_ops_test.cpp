@@ -257,9 +257,10 @@ TEST_F(EvalAtenOps, RejectsOpsItCannotRun) {
   // Not a LibTorch op at all.
   Node *custom = g.createNode(op("acme::frobnicate.default"), {Argument::value(a)}, DType::Float32, {3});
   EXPECT_FALSE(evaluator().canEvaluate(*custom));
-  // Registered from Python only, so a C++ process has no kernel for it.
-  Node *quant = g.createNode(op("quantized_decomposed::quantize_per_tensor.default"),
-                             {Argument::value(a), Argument::real(0.1), Argument::integer(0), Argument::integer(-128),
+  // Registered from Python only, and not one of the quantize/dequantize ops the evaluator
+  // implements itself (eval_quant_ops_test.cpp), so a C++ process has no kernel for it.
+  Node *quant = g.createNode(op("quantized_decomposed::quantize_per_token.default"),
+                             {Argument::value(a), Argument::value(a), Argument::value(a), Argument::integer(-128),
                               Argument::integer(127), Argument::scalarType(DType::Int8)},
                              DType::Int8, {3});
   EXPECT_FALSE(evaluator().canEvaluate(*quant));

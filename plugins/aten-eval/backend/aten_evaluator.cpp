@@ -4,6 +4,7 @@
 #include "circle_ops.h"
 #include "ivalue_conversion.h"
 #include "node_inputs.h"
+#include "quant_ops.h"
 #include "scalar_ops.h"
 
 #include <ATen/core/dispatch/Dispatcher.h>
@@ -16,7 +17,8 @@ namespace tico::aten_eval {
 namespace {
 
 // Namespaces whose ops LibTorch itself registers. quantized_decomposed ops are registered
-// from Python only, so findSchema normally misses them and they count as not evaluable.
+// from Python only: the quantize/dequantize ones run the kernels of quant_ops.cpp, the others
+// are found only when a Python process registered them.
 bool isDispatcherNamespace(const std::string &ns) {
   return ns == "aten" || ns == "prims" || ns == "quantized_decomposed";
 }
@@ -53,6 +55,8 @@ public:
       return true;
     if (isCircleNamespace(node.op()))
       return hasCircleKernel(node);
+    if (hasQuantKernel(node.op()))
+      return true;
     if (isInferenceIdentity(node.op()))
       return node.numArgs() >= 1 && node.arg(0).isValue() && node.numOutputs() == 1;
     auto handle = find(node.op());
@@ -76,6 +80,8 @@ public:
       return evaluateScalarOp(node, env);
     if (isCircleNamespace(node.op()))
       return evaluateCircleOp(node, env);
+    if (hasQuantKernel(node.op()))
+      return evaluateQuantOp(node, env);
     if (isInferenceIdentity(node.op()) && canEvaluate(node))
       return {lookupValue(node, node.arg(0).asValue(), env)};
     if (!canEvaluate(node))

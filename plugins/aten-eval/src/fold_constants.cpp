@@ -1,5 +1,6 @@
 #include "fold_constants.h"
 
+#include "tico/ops/torch_ops.h"
 #include "tico/plugin/registry.h"
 #include "tico/support/error.h"
 #include "tico/support/log.h"
@@ -27,6 +28,17 @@ bool isNondeterministic(const Node &node) {
       if (a.type == ArgType::Generator || a.is_mutable)
         return true;
   return false;
+}
+
+// A dequantize of a constant is the quantized weight itself, kept as integers with its qparams:
+// the quantization passes turn it into a quantized Circle tensor (the original's ConstPropPass
+// leaves dequantize nodes alone for the same reason). Folding it would store float weights.
+bool isDequantize(const Node &node) {
+  const OpId op = node.opId();
+  return op == ops::quantized_decomposed::dequantize_per_tensor_default ||
+         op == ops::quantized_decomposed::dequantize_per_tensor_tensor ||
+         op == ops::quantized_decomposed::dequantize_per_tensor_tensor2 ||
+         op == ops::quantized_decomposed::dequantize_per_channel_default;
 }
 
 std::size_t declaredBytes(const Value *v) {
@@ -91,7 +103,7 @@ private:
   }
 
   bool isCandidate(const Node &node, const std::unordered_set<const Value *> &mutated) const {
-    if (node.numOutputs() == 0 || isNondeterministic(node))
+    if (node.numOutputs() == 0 || isNondeterministic(node) || isDequantize(node))
       return false;
     if (!ops_.empty() && !ops_.count(node.op()))
       return false;

@@ -1,0 +1,24 @@
+// Registration functions of the quant-passes plugin, one per file.
+#pragma once
+
+#include "tico/ir/dtype.h"
+#include "tico/plugin/registry.h"
+
+#include <cstdint>
+#include <optional>
+
+namespace tico::quant_passes {
+
+// The storage dtype a quantization range [quant_min, quant_max] stands for, as the original
+// converter reads it off fake-quantize nodes (torch has no 4-bit dtypes, so 4-bit ranges are
+// held in the 8-bit type of their sign): (0, 255) and (0, 15) uint8; (-128, 127), (-127, 127)
+// and (-8, 7) int8; (-32768, 32767) and (-32767, 32767) int16; (0, 65535) uint16. Any other
+// range: nullopt.
+std::optional<DType> storageDTypeForRange(int64_t quant_min, int64_t quant_max);
+
+// Result types of quantized_decomposed::(de)quantize_* and aten::fake_quantize_* nodes.
+void registerQuantTypeRules(Registrar &r);
+// decompose-fake-quantize: fake_quantize_* -> quantize + dequantize.
+void registerDecomposeFakeQuantize(Registrar &r);
+
+} // namespace tico::quant_passes

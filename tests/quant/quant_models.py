@@ -1,0 +1,350 @@
+"""Quantized test models for the import side of quantization, all exported by torch.export.
+
+Three sources, as real users produce them (none of these graphs is written by hand):
+
+* ``fake-quant``: modules that call ``torch.fake_quantize_per_tensor_affine`` /
+  ``torch.fake_quantize_per_channel_affine`` themselves, with qparams calibrated on data the
+  way a min/max observer does (float32 scales, int32 zero points). Linear and conv2d,
+  per-tensor and per-channel weights, with and without bias, uint8/int8/int16 activation
+  ranges, scalar and tensor qparams, and the ``_cachemask`` forms ``run_decompositions()``
+  makes of them.
+* ``pt2e``: ``torchao``'s ``prepare_pt2e`` -> calibrate -> ``convert_pt2e`` with its stock
+  XNNPACK quantizer; the program holds ``quantized_decomposed`` quantize/dequantize ops and
+  int8 weights.
+* ``tico``: the original converter's own quantizer (``pip install tico``):
+  ``prepare(PTQConfig())`` -> calibrate -> ``convert``, then ``torch.export``.
+
+``python quant_models.py`` prints, per model, the quantization targets torch.export records
+(the table of docs/quantization.md).
+"""
+
+from __future__ import annotations
+
+import collections
+import warnings
+from dataclasses import dataclass, field
+from typing import Callable
+
+import torch
+import torch.nn.functional as F
+
+# The storage ranges of the original converter's table (docs/quantization.md).
+RANGES = {
+    "uint8": (0, 255),
+    "int8": (-128, 127),
+    "int16": (-32768, 32767),
+    "uint4": (0, 15),
+}
+
+
+@dataclass
+class QuantCase:
+    """One model: how to build it and what the conversion is expected to leave."""
+
+    name: str
+    source: str  # fake-quant | pt2e | tico
+    build: Callable[[], tuple[torch.nn.Module, tuple[torch.Tensor, ...]]]
+    decompositions: bool = False  # export, then run_decompositions() (cachemask forms)
+    # Quantization ops the default pipeline leaves for lowering, by op key; every one is
+    # reported as having no Circle lowering until qparam folding exists.
+    left_for_lowering: dict[str, int] = field(default_factory=dict)
+
+    def export(self) -> tuple[torch.export.ExportedProgram, torch.nn.Module, tuple[torch.Tensor, ...]]:
+        torch.manual_seed(0)
+        module, inputs = self.build()
+        with torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            program = torch.export.export(module, inputs)
+            if self.decompositions:
+                program = program.run_decompositions()
+        return program, module, inputs
+
+
+def quantization_targets(program: torch.export.ExportedProgram) -> collections.Counter:
+    """Quantization-related call targets of a program, as ``ns::name.overload`` keys."""
+    counts: collections.Counter = collections.Counter()
+    for node in program.graph.nodes:
+        if node.op != "call_function":
+            continue
+        text = str(node.target)
+        if "quantize" in text or "fake_quant" in text:
+            ns, name, overload = text.split(".")[-3:]
+            counts[f"{ns}::{name}.{overload}"] += 1
+    return counts
+
+
+# ---------------------------------------------------------------------------
+# Fake-quantized modules
+# ---------------------------------------------------------------------------
+
+
+def _qparams(low: torch.Tensor, high: torch.Tensor, qrange: tuple[int, int]) -> tuple[torch.Tensor, torch.Tensor]:
+    """Min/max observer qparams: symmetric for signed ranges, asymmetric for unsigned ones."""
+    qmin, qmax = qrange
+    low, high = torch.minimum(low, torch.zeros_like(low)), torch.maximum(high, torch.zeros_like(high))
+    if qmin < 0:
+        scale = torch.maximum(-low, high) / ((qmax - qmin) / 2)
+        zero_point = torch.zeros_like(scale, dtype=torch.int32)
+    else:
+        scale = (high - low) / (qmax - qmin)
+        scale = torch.clamp(scale, min=1e-8)
+        zero_point = torch.clamp(torch.round(qmin - low / scale), qmin, qmax).to(torch.int32)
+    return torch.clamp(scale, min=1e-8).to(torch.float32), zero_point
+
+
+class _FakeQuantLayer(torch.nn.Module):
+    """A linear or conv2d layer with fake-quantized input, weight and output."""
+
+    def __init__(self, layer: torch.nn.Module, act: str, weight: str, per_channel: bool, tensor_qparams: bool):
+        super().__init__()
+        self.layer = layer
+        self.act_range = RANGES[act]
+        self.weight_range = RANGES[weight]
+        self.per_channel = per_channel
+        self.tensor_qparams = tensor_qparams
+        w = layer.weight.detach()
+        if per_channel:
+            flat = w.reshape(w.shape[0], -1)
+            s, z = _qparams(flat.amin(1), flat.amax(1), self.weight_range)
+        else:
+            s, z = _qparams(w.min(), w.max(), self.weight_range)
+        self.register_buffer("w_scale", s)
+        self.register_buffer("w_zp", z)
+        self.register_buffer("in_scale", torch.ones(()))
+        self.register_buffer("in_zp", torch.zeros((), dtype=torch.int32))
+        self.register_buffer("out_scale", torch.ones(()))
+        self.register_buffer("out_zp", torch.zeros((), dtype=torch.int32))
+        self.freeze_numbers()
+
+    def calibrate(self, x: torch.Tensor) -> None:
+        with torch.no_grad():
+            s, z = _qparams(x.min(), x.max(), self.act_range)
+            self.in_scale.copy_(s), self.in_zp.copy_(z)
+            y = self._compute(x, self.layer.weight)
+            s, z = _qparams(y.min(), y.max(), self.act_range)
+            self.out_scale.copy_(s), self.out_zp.copy_(z)
+        self.freeze_numbers()
+
+    def _compute(self, x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+        if isinstance(self.layer, torch.nn.Linear):
+            return F.linear(x, w, self.layer.bias)
+        return F.conv2d(x, w, self.layer.bias, padding=1)
+
+    def _fake_quantize_act(self, x: torch.Tensor, which: str) -> torch.Tensor:
+        lo, hi = self.act_range
+        scale, zp = getattr(self, f"{which}_scale"), getattr(self, f"{which}_zp")
+        if self.tensor_qparams:  # recorded as fake_quantize_per_tensor_affine.tensor_qparams
+            return torch.fake_quantize_per_tensor_affine(x, scale, zp, lo, hi)
+        # Python numbers (read once, outside export): recorded as the .default overload. The
+        # float32 scale as a Python float is exact.
+        return torch.fake_quantize_per_tensor_affine(x, self.numbers[f"{which}_scale"], self.numbers[f"{which}_zp"], lo, hi)
+
+    def freeze_numbers(self) -> None:
+        self.numbers = {name: (float(t) if t.is_floating_point() else int(t))
+                        for name, t in self.named_buffers() if t.dim() == 0 or t.numel() == 1}
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self._fake_quantize_act(x, "in")
+        lo, hi = self.weight_range
+        if self.per_channel:
+            w = torch.fake_quantize_per_channel_affine(self.layer.weight, self.w_scale, self.w_zp, 0, lo, hi)
+        else:
+            w = torch.fake_quantize_per_tensor_affine(self.layer.weight, self.numbers["w_scale"], self.numbers["w_zp"], lo, hi)
+        return self._fake_quantize_act(self._compute(x, w), "out")
+
+
+def _fake_quant_builder(kind: str, bias: bool, act: str, weight: str, per_channel: bool, tensor_qparams: bool):
+    def build():
+        if kind == "linear":
+            layer, x = torch.nn.Linear(16, 8, bias=bias), torch.randn(4, 16)
+        else:
+            layer, x = torch.nn.Conv2d(3, 4, 3, bias=bias), torch.randn(1, 3, 8, 8)
+        module = _FakeQuantLayer(layer, act, weight, per_channel, tensor_qparams).eval()
+        module.calibrate(x * 1.25)  # calibration data a little wider than the test input
+        return module, (x,)
+
+    return build
+
+
+def _fake_quant_cases() -> list[QuantCase]:
+    cases = []
+    # Activation range -> weight range, as real recipes pair them (int16 activations with
+    # 8-bit or 4-bit weights).
+    pairs = [("uint8", "uint8"), ("int8", "int8"), ("int16", "uint8")]
+    index = 0
+    for kind in ("linear", "conv"):
+        for act, weight in pairs:
+            for per_channel in (False, True):
+                for bias in (True, False):
+                    tensor_qparams = index % 2 == 1  # alternate scalar and tensor qparams
+                    index += 1
+                    name = f"fq_{kind}_{act}_{'pc' if per_channel else 'pt'}{'' if bias else '_nobias'}" + (
+                        "_tq" if tensor_qparams else "")
+                    weight_dq = "dequantize_per_channel" if per_channel else "dequantize_per_tensor"
+                    # Activations keep a quantize/dequantize pair each (input and output); the
+                    # weight's quantize is folded into an integer constant, its dequantize stays.
+                    left = collections.Counter({
+                        "quantized_decomposed::quantize_per_tensor.default": 2,
+                        "quantized_decomposed::dequantize_per_tensor.default": 2,
+                    })
+                    left[f"quantized_decomposed::{weight_dq}.default"] += 1
+                    cases.append(QuantCase(name, "fake-quant",
+                                           _fake_quant_builder(kind, bias, act, weight, per_channel, tensor_qparams),
+                                           left_for_lowering=dict(left)))
+    # 4-bit weights in an 8-bit storage type (uint4 range).
+    cases.append(QuantCase("fq_linear_uint8_pc_uint4w", "fake-quant",
+                           _fake_quant_builder("linear", True, "uint8", "uint4", True, False),
+                           left_for_lowering={"quantized_decomposed::quantize_per_tensor.default": 2,
+                                              "quantized_decomposed::dequantize_per_tensor.default": 2,
+                                              "quantized_decomposed::dequantize_per_channel.default": 1}))
+    # What run_decompositions() makes of fake-quantize: the cachemask forms.
+    for kind, per_channel, tq in (("linear", True, True), ("conv", False, False)):
+        name = f"fq_{kind}_uint8_{'pc' if per_channel else 'pt'}_decomposed"
+        weight_dq = "dequantize_per_channel" if per_channel else "dequantize_per_tensor"
+        left = collections.Counter({"quantized_decomposed::quantize_per_tensor.default": 2,
+                                    "quantized_decomposed::dequantize_per_tensor.default": 2})
+        left[f"quantized_decomposed::{weight_dq}.default"] += 1
+        cases.append(QuantCase(name, "fake-quant", _fake_quant_builder(kind, True, "uint8", "uint8", per_channel, tq),
+                               decompositions=True, left_for_lowering=dict(left)))
+    return cases
+
+
+# ---------------------------------------------------------------------------
+# PT2E (torchao)
+# ---------------------------------------------------------------------------
+
+
+class SmallCnn(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.conv2 = torch.nn.Conv2d(8, 8, 3, stride=2)
+        self.fc = torch.nn.Linear(8 * 3 * 3, 10)
+
+    def forward(self, x):
+        x = F.relu(self.conv1(x))
+        x = F.relu(self.conv2(x))
+        return self.fc(torch.flatten(x, 1))
+
+
+class SmallMlp(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = torch.nn.Linear(16, 32)
+        self.fc2 = torch.nn.Linear(32, 8)
+
+    def forward(self, x):
+        return self.fc2(F.relu(self.fc1(x)))
+
+
+def _pt2e_builder(model_class, shape, per_channel: bool):
+    def build():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+            from torchao.testing.pt2e._xnnpack_quantizer import XNNPACKQuantizer, get_symmetric_quantization_config
+
+            model = model_class().eval()
+            example = (torch.randn(*shape),)
+            captured = torch.export.export(model, example).module()
+            quantizer = XNNPACKQuantizer().set_global(get_symmetric_quantization_config(is_per_channel=per_channel))
+            prepared = prepare_pt2e(captured, quantizer)
+            for _ in range(4):
+                prepared(torch.randn(*shape))
+            return convert_pt2e(prepared), example
+
+    return build
+
+
+def _pt2e_cases() -> list[QuantCase]:
+    # Conversion leaves exactly the exported quantization ops (the weights are already int8
+    # buffers; fold-constants keeps dequantize nodes).
+    specs = [
+        ("pt2e_cnn_pc", SmallCnn, (1, 3, 8, 8), True,
+         {"quantize_per_tensor.default": 5, "dequantize_per_tensor.default": 5, "dequantize_per_channel.default": 3}),
+        ("pt2e_cnn_pt", SmallCnn, (1, 3, 8, 8), False,
+         {"quantize_per_tensor.default": 5, "dequantize_per_tensor.default": 8}),
+        ("pt2e_mlp_pc", SmallMlp, (4, 16), True,
+         {"quantize_per_tensor.default": 3, "dequantize_per_tensor.default": 3, "dequantize_per_channel.default": 2}),
+        ("pt2e_mlp_pt", SmallMlp, (4, 16), False,
+         {"quantize_per_tensor.default": 3, "dequantize_per_tensor.default": 5}),
+    ]
+    return [QuantCase(name, "pt2e", _pt2e_builder(cls, shape, pc),
+                      left_for_lowering={f"quantized_decomposed::{k}": v for k, v in left.items()})
+            for name, cls, shape, pc, left in specs]
+
+
+# ---------------------------------------------------------------------------
+# The original converter's quantizer (tico 0.3.0)
+# ---------------------------------------------------------------------------
+
+
+class _TicoMlp(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = torch.nn.Linear(16, 8)
+        self.fc2 = torch.nn.Linear(8, 4)
+
+    def forward(self, x):
+        return self.fc2(torch.relu(self.fc1(x)))
+
+
+class _TicoCnn(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 4, 3, padding=1)
+        self.fc = torch.nn.Linear(4 * 6 * 6, 5)
+
+    def forward(self, x):
+        return self.fc(torch.flatten(torch.relu(self.conv(x)), 1))
+
+
+def _tico_builder(model_class, shape, layers):
+    def build():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            from tico.quantization import convert, prepare
+            from tico.quantization.config.ptq import PTQConfig
+
+            model = model_class().eval()
+            for layer in layers:
+                setattr(model, layer, prepare(getattr(model, layer), PTQConfig()))
+            with torch.no_grad():
+                for _ in range(8):
+                    model(torch.randn(*shape))
+            for layer in layers:
+                convert(getattr(model, layer))
+            return model, (torch.randn(*shape),)
+
+    return build
+
+
+def _tico_cases() -> list[QuantCase]:
+    # Per wrapped layer: input and output activation pairs, per-channel uint8 weights whose
+    # quantize folds into an integer constant.
+    def left(layers: int) -> dict[str, int]:
+        return {"quantized_decomposed::quantize_per_tensor.default": 2 * layers,
+                "quantized_decomposed::dequantize_per_tensor.default": 2 * layers,
+                "quantized_decomposed::dequantize_per_channel.default": layers}
+
+    return [
+        QuantCase("tico_ptq_mlp", "tico", _tico_builder(_TicoMlp, (2, 16), ["fc1", "fc2"]), left_for_lowering=left(2)),
+        QuantCase("tico_ptq_cnn", "tico", _tico_builder(_TicoCnn, (1, 3, 6, 6), ["conv", "fc"]), left_for_lowering=left(2)),
+    ]
+
+
+def all_cases() -> list[QuantCase]:
+    return _fake_quant_cases() + _pt2e_cases() + _tico_cases()
+
+
+def _table() -> str:
+    lines = ["| model | source | quantization targets recorded by torch.export (count) |", "|---|---|---|"]
+    for case in all_cases():
+        program, _, _ = case.export()
+        targets = ", ".join(f"`{k}` {v}" for k, v in sorted(quantization_targets(program).items()))
+        lines.append(f"| {case.name} | {case.source} | {targets} |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(_table())
