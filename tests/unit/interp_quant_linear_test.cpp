@@ -36,7 +36,9 @@ struct FcCase {
 
 void checkFullyConnected(const FcCase &c) {
   const int64_t rows = 3, depth = 19, units = 5;
-  const QParams in{{0.03f}, {c.input == DType::UInt8 ? 131 : (c.input == DType::Int8 ? -7 : 0)}};
+  // int16 codes span 256x the 8-bit range: scales shrink by 256 so the outputs stay unclipped.
+  const float unit = c.input == DType::Int16 ? 1.0f / 256.0f : 1.0f;
+  const QParams in{{0.03f * unit}, {c.input == DType::UInt8 ? 131 : (c.input == DType::Int8 ? -7 : 0)}};
   const bool is_signed = c.weights == DType::Int8;
   const int64_t w_lo = c.four_bit ? (is_signed ? -8 : 0) : lowest(c.weights);
   const int64_t w_hi = c.four_bit ? (is_signed ? 7 : 15) : highest(c.weights);
@@ -49,7 +51,7 @@ void checkFullyConnected(const FcCase &c) {
     wq.scale = {0.017f};
     wq.zero_point = {is_signed ? 0 : w_hi / 2};
   }
-  const QParams out{{c.input == DType::Int16 ? 0.0004f : 0.05f}, {c.input == DType::UInt8 ? 120 : (c.input == DType::Int8 ? 5 : 0)}};
+  const QParams out{{0.05f * unit}, {c.input == DType::UInt8 ? 120 : (c.input == DType::Int8 ? 5 : 0)}};
   const DType bias_type = c.input == DType::Int16 ? DType::Int64 : DType::Int32;
 
   const auto x_codes = randomCodes(static_cast<std::size_t>(rows * depth), lowest(c.input), highest(c.input), 11);
@@ -143,7 +145,8 @@ void checkConvolution(const ConvGeometry &g, DType act, DType wtype, bool per_ch
   const int64_t pad_h = same ? std::max<int64_t>((oh - 1) * g.stride + eff_h - g.h, 0) / 2 : 0;
   const int64_t pad_w = same ? std::max<int64_t>((ow - 1) * g.stride + eff_w - g.w, 0) / 2 : 0;
 
-  const QParams in{{0.02f}, {act == DType::UInt8 ? 100 : (act == DType::Int8 ? 9 : 0)}};
+  const float unit = act == DType::Int16 ? 1.0f / 256.0f : 1.0f; // keeps int16 outputs unclipped
+  const QParams in{{0.02f * unit}, {act == DType::UInt8 ? 100 : (act == DType::Int8 ? 9 : 0)}};
   QParams wq;
   const bool is_signed = wtype == DType::Int8;
   if (per_channel) {
@@ -157,7 +160,7 @@ void checkConvolution(const ConvGeometry &g, DType act, DType wtype, bool per_ch
   } else {
     wq = {{0.006f}, {is_signed ? 0 : 128}};
   }
-  const QParams out{{act == DType::Int16 ? 0.0005f : 0.03f}, {act == DType::UInt8 ? 128 : (act == DType::Int8 ? -3 : 0)}};
+  const QParams out{{0.03f * unit}, {act == DType::UInt8 ? 128 : (act == DType::Int8 ? -3 : 0)}};
   const std::vector<int64_t> filter_shape = g.depthwise ? std::vector<int64_t>{1, g.kh, g.kw, g.oc}
                                                         : std::vector<int64_t>{g.oc, g.kh, g.kw, group_c};
   const auto x_codes = randomCodes(static_cast<std::size_t>(g.n * g.h * g.w * g.c), lowest(act), highest(act), 21);
@@ -254,9 +257,10 @@ TEST(InterpQuantBatchMatMul, MatchesRealArithmeticWithinOneStep) {
   for (DType act : {DType::Int8, DType::Int16, DType::UInt8}) {
     for (bool adjoint : {false, true}) {
       const int64_t batch = 2, M = 3, K = 5, N = 4;
-      const QParams lq{{0.05f}, {act == DType::UInt8 ? 128 : 0}};
-      const QParams rq{{0.04f}, {act == DType::UInt8 ? 120 : 0}};
-      const QParams oq{{act == DType::Int16 ? 0.002f : 0.3f}, {act == DType::UInt8 ? 130 : 0}};
+      const float unit = act == DType::Int16 ? 1.0f / 256.0f : 1.0f; // int16 outputs unclipped
+      const QParams lq{{0.05f * unit}, {act == DType::UInt8 ? 128 : 0}};
+      const QParams rq{{0.04f * unit}, {act == DType::UInt8 ? 120 : 0}};
+      const QParams oq{{0.3f * unit}, {act == DType::UInt8 ? 130 : 0}};
       const auto l = randomCodes(static_cast<std::size_t>(batch * M * K), lowest(act), highest(act), 31);
       const auto r = randomCodes(static_cast<std::size_t>(K * N), lowest(act), highest(act), 32);
       ModelBuilder b;
