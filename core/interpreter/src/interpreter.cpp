@@ -66,7 +66,8 @@ Tensor constantTensor(const CircleModel &model, const CircleSubGraph &graph, std
   const DType dtype = interp::quant::elementTypeOf(tensor.type);
   Shape shape(tensor.shape.begin(), tensor.shape.end());
   if (interp::quant::isPackedFourBit(tensor.type))
-    return unpackedFourBit(graph, index, *data, dtype, std::move(shape));
+    return interp::numElements(shape) == 0 ? interp::allocate(dtype, std::move(shape)) // no bytes to unpack
+                                           : unpackedFourBit(graph, index, *data, dtype, std::move(shape));
   const std::size_t expected = static_cast<std::size_t>(interp::numElements(shape)) * elementSize(dtype);
   if (expected == 0) // an empty constant (isConstant): nothing to read
     return interp::allocate(dtype, std::move(shape));
