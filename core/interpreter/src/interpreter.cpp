@@ -4,6 +4,7 @@
 
 #include "kernel.h"
 #include "model_check.h"
+#include "quant/qparams.h"
 
 #include "tico/support/error.h"
 
@@ -40,13 +41,33 @@ std::string tensorLabel(const CircleSubGraph &graph, int32_t index) {
   return name.empty() ? "tensor #" + std::to_string(index) : "'" + name + "'";
 }
 
+// 4-bit weights are unpacked once, here, into one byte per element: kernels then read them like
+// 8-bit weights, and no kernel repeats the unpacking on every run.
+Tensor unpackedFourBit(const CircleSubGraph &graph, std::size_t index, const TensorData &data, DType dtype,
+                       Shape shape) {
+  const int64_t count = interp::numElements(shape);
+  const auto expected = static_cast<std::size_t>((count + 1) / 2);
+  if (data.nbytes() != expected)
+    throw Error("constant 4-bit tensor " + tensorLabel(graph, static_cast<int32_t>(index)) + " " +
+                interp::shapeString(shape) + " needs " + std::to_string(expected) + " packed bytes but its buffer holds " +
+                std::to_string(data.nbytes()));
+  const std::vector<std::byte> packed = data.contiguousBytes();
+  Tensor unpacked = interp::allocate(dtype, std::move(shape));
+  interp::quant::unpackFourBit(reinterpret_cast<const uint8_t *>(packed.data()), count, dtype == DType::Int8,
+                               unpacked.mut<uint8_t>());
+  return unpacked;
+}
+
 // Constant payloads become views (copied only when the buffer is a non-contiguous view, e.g. a
 // permuted weight straight from the serializer).
 Tensor constantTensor(const CircleModel &model, const CircleSubGraph &graph, std::size_t index) {
   const CircleTensor &tensor = graph.tensors[index];
   const auto &data = model.buffers[tensor.buffer].data;
-  const DType dtype = fromCircleType(tensor.type);
+  const DType dtype = interp::quant::elementTypeOf(tensor.type);
   Shape shape(tensor.shape.begin(), tensor.shape.end());
+  if (interp::quant::isPackedFourBit(tensor.type))
+    return interp::numElements(shape) == 0 ? interp::allocate(dtype, std::move(shape)) // no bytes to unpack
+                                           : unpackedFourBit(graph, index, *data, dtype, std::move(shape));
   const std::size_t expected = static_cast<std::size_t>(interp::numElements(shape)) * elementSize(dtype);
   if (expected == 0) // an empty constant (isConstant): nothing to read
     return interp::allocate(dtype, std::move(shape));
@@ -107,7 +128,7 @@ CircleInterpreter::Impl::Impl(std::shared_ptr<const CircleModel> m) : model(std:
       const CircleOperator &op = graph.operators[o];
       const int32_t code = model->operator_codes[op.opcode_index].builtin_code;
       compiled.ops[o].op = &op;
-      compiled.ops[o].kernel = kernels.find(code);
+      compiled.ops[o].kernel = interp::selectKernel(kernels, *model, graph, op);
       compiled.ops[o].name = interp::builtinName(code);
     }
     for (std::size_t t = 0; t < graph.tensors.size(); ++t)
@@ -183,7 +204,7 @@ std::vector<Tensor> CircleInterpreter::Impl::runSubgraph(uint32_t index, std::ve
     for (std::size_t k = 0; k < op.outputs.size(); ++k) {
       const auto t = static_cast<std::size_t>(op.outputs[k]);
       Tensor &out = outputs[k];
-      const DType declared_type = fromCircleType(graph.tensors[t].type);
+      const DType declared_type = interp::quant::elementTypeOf(graph.tensors[t].type);
       if (!out.defined())
         throw Error(context() + ": the kernel produced no output " + std::to_string(k));
       if (out.dtype != declared_type)

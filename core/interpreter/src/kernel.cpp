@@ -1,5 +1,7 @@
 #include "kernel.h"
 
+#include "quant/qparams.h"
+
 #include "tico/ir/shape_utils.h"
 
 #include <algorithm>
@@ -17,11 +19,12 @@ const CircleTensor &OpSignature::outputTensor(std::size_t i) const {
   return graph_.tensors.at(static_cast<std::size_t>(op_.outputs.at(i)));
 }
 
+// 4-bit constants are unpacked when the model is prepared, so kernels see them as 8-bit.
 DType OpSignature::inputType(std::size_t i) const {
-  return hasInput(i) ? fromCircleType(inputTensor(i).type) : DType::Unknown;
+  return hasInput(i) ? quant::elementTypeOf(inputTensor(i).type) : DType::Unknown;
 }
 
-DType OpSignature::outputType(std::size_t i) const { return fromCircleType(outputTensor(i).type); }
+DType OpSignature::outputType(std::size_t i) const { return quant::elementTypeOf(outputTensor(i).type); }
 
 const Tensor &KernelContext::input(std::size_t i) const {
   if (!present(i))
@@ -56,10 +59,41 @@ void KernelTable::add(circle::BuiltinOperator op, RunFn run, CheckFn check) {
   entries_.insert(it, {code, KernelInfo{run, check}});
 }
 
-const KernelInfo *KernelTable::find(int32_t code) const {
-  auto it = std::lower_bound(entries_.begin(), entries_.end(), code,
+void KernelTable::addQuantized(circle::BuiltinOperator op, RunFn run, CheckFn check) {
+  const int32_t code = static_cast<int32_t>(op);
+  auto it = std::lower_bound(quantized_.begin(), quantized_.end(), code,
                              [](const auto &entry, int32_t c) { return entry.first < c; });
-  return it != entries_.end() && it->first == code ? &it->second : nullptr;
+  if (it != quantized_.end() && it->first == code)
+    throw Error("interpreter: two quantized kernels registered for " + builtinName(code));
+  quantized_.insert(it, {code, KernelInfo{run, check}});
+}
+
+namespace {
+
+const KernelInfo *findIn(const std::vector<std::pair<int32_t, KernelInfo>> &entries, int32_t code) {
+  auto it = std::lower_bound(entries.begin(), entries.end(), code,
+                             [](const auto &entry, int32_t c) { return entry.first < c; });
+  return it != entries.end() && it->first == code ? &it->second : nullptr;
+}
+
+} // namespace
+
+const KernelInfo *KernelTable::find(int32_t code) const { return findIn(entries_, code); }
+const KernelInfo *KernelTable::findQuantized(int32_t code) const { return findIn(quantized_, code); }
+
+bool touchesQuantizedTensors(const CircleSubGraph &graph, const CircleOperator &op) {
+  auto quantized = [&](int32_t t) {
+    return t >= 0 && static_cast<std::size_t>(t) < graph.tensors.size() &&
+           quant::isQuantizedTensor(graph.tensors[static_cast<std::size_t>(t)]);
+  };
+  return std::any_of(op.inputs.begin(), op.inputs.end(), quantized) ||
+         std::any_of(op.outputs.begin(), op.outputs.end(), quantized);
+}
+
+const KernelInfo *selectKernel(const KernelTable &table, const CircleModel &model, const CircleSubGraph &graph,
+                               const CircleOperator &op) {
+  const int32_t code = model.operator_codes[op.opcode_index].builtin_code;
+  return touchesQuantizedTensors(graph, op) ? table.findQuantized(code) : table.find(code);
 }
 
 std::vector<int32_t> KernelTable::codes() const {

@@ -90,15 +90,29 @@ struct KernelInfo {
   CheckFn check = nullptr;
 };
 
+// Two kernels per operator at most: the plain one (float and integer tensors) and the quantized
+// one, chosen at preparation for operators that read or write a quantized tensor (an integer
+// tensor with scales). The quantized kernels compute in integers; an operator on quantized
+// tensors without a quantized kernel is reported, never run on the raw codes.
 class KernelTable {
 public:
   void add(circle::BuiltinOperator op, RunFn run, CheckFn check = nullptr);
+  void addQuantized(circle::BuiltinOperator op, RunFn run, CheckFn check);
   const KernelInfo *find(int32_t builtin_code) const;
+  const KernelInfo *findQuantized(int32_t builtin_code) const;
   std::vector<int32_t> codes() const;
 
 private:
   std::vector<std::pair<int32_t, KernelInfo>> entries_;
+  std::vector<std::pair<int32_t, KernelInfo>> quantized_;
 };
+
+// True when the operator reads or writes a quantized tensor.
+bool touchesQuantizedTensors(const CircleSubGraph &graph, const CircleOperator &op);
+// The kernel for `op`: the quantized one when it touches quantized tensors, else the plain one;
+// null when there is none.
+const KernelInfo *selectKernel(const KernelTable &table, const CircleModel &model, const CircleSubGraph &graph,
+                               const CircleOperator &op);
 
 // Every kernel of the interpreter (built once, immutable afterwards).
 const KernelTable &kernelTable();

@@ -1,6 +1,7 @@
 #include "model_check.h"
 
 #include "kernel.h"
+#include "quant/qparams.h"
 
 #include "tico/support/error.h"
 
@@ -34,27 +35,19 @@ std::string tensorName(const CircleSubGraph &graph, int32_t t) {
   return name.empty() ? "tensor #" + std::to_string(t) : "tensor " + std::to_string(t) + " '" + name + "'";
 }
 
-bool isQuantized(const CircleTensor &tensor) {
-  return tensor.quantization != nullptr && !tensor.quantization->scale.empty() &&
-         tensor.type != circle::TensorType::FLOAT32;
-}
-
-// Operators that only move quantized values around (or convert them), so running them on the
-// raw integers is exact.
-bool acceptsQuantized(int32_t code) {
-  switch (static_cast<circle::BuiltinOperator>(code)) {
-  case circle::BuiltinOperator::QUANTIZE:
-  case circle::BuiltinOperator::DEQUANTIZE:
-  case circle::BuiltinOperator::RESHAPE:
-  case circle::BuiltinOperator::SQUEEZE:
-  case circle::BuiltinOperator::EXPAND_DIMS:
-  case circle::BuiltinOperator::TRANSPOSE:
-  case circle::BuiltinOperator::SHAPE:
-  case circle::BuiltinOperator::GATHER:
-  case circle::BuiltinOperator::SLICE:
-  case circle::BuiltinOperator::STRIDED_SLICE: return true;
-  default: return false;
-  }
+// "operator #3: no quantized kernel for ADD: inputs INT16 (scale 0.1, zero point 0), ... ->
+// outputs ...": what the user needs to see to requantize or dequantize around it.
+std::string noQuantizedKernel(const CircleSubGraph &graph, const CircleOperator &op, std::size_t index,
+                              const std::string &label) {
+  auto types = [&](const std::vector<int32_t> &tensors) {
+    std::string out;
+    for (int32_t t : tensors)
+      out += (out.empty() ? "" : ", ") +
+             (t < 0 ? std::string("(omitted)") : quant::describeType(graph.tensors[static_cast<std::size_t>(t)]));
+    return out;
+  };
+  return "operator #" + std::to_string(index) + ": no quantized kernel for " + label + " with inputs " +
+         types(op.inputs) + " -> outputs " + types(op.outputs);
 }
 
 } // namespace
@@ -71,8 +64,12 @@ void checkModelStructure(const CircleModel &model) {
       if (tensor.buffer >= model.buffers.size())
         throw Error(where + ": " + tensorName(graph, static_cast<int32_t>(t)) + " refers to buffer " +
                     std::to_string(tensor.buffer) + " of " + std::to_string(model.buffers.size()));
+      if (quant::isPackedFourBit(tensor.type) && !isConstant(model, tensor))
+        throw Error(where + ": " + tensorName(graph, static_cast<int32_t>(t)) +
+                    " is a 4-bit tensor that is not a constant (the interpreter holds 4-bit values only as "
+                    "constant weights)");
       try {
-        (void)fromCircleType(tensor.type);
+        (void)quant::elementTypeOf(tensor.type);
       } catch (const Error &) {
         const char *type = circle::EnumNameTensorType(tensor.type);
         throw Error(where + ": " + tensorName(graph, static_cast<int32_t>(t)) + " has Circle type " +
@@ -138,27 +135,21 @@ void checkOperatorSupport(const CircleModel &model) {
   std::map<std::string, std::pair<std::size_t, std::vector<std::string>>> unsupported;
   std::size_t total = 0;
   for (const CircleSubGraph &graph : model.subgraphs) {
-    for (const CircleOperator &op : graph.operators) {
+    for (std::size_t index = 0; index < graph.operators.size(); ++index) {
+      const CircleOperator &op = graph.operators[index];
       const CircleOperatorCode &code = model.operator_codes[op.opcode_index];
       std::string label = builtinName(code.builtin_code);
       if (code.builtin_code == static_cast<int32_t>(circle::BuiltinOperator::CUSTOM))
         label += " '" + code.custom_code + "'";
       std::string reason;
-      const KernelInfo *kernel = kernels.find(code.builtin_code);
+      const KernelInfo *kernel = selectKernel(kernels, model, graph, op);
       OpSignature signature(model, graph, op);
       if (kernel == nullptr) {
-        reason = "no kernel";
+        reason = touchesQuantizedTensors(graph, op) && kernels.find(code.builtin_code) != nullptr
+                     ? noQuantizedKernel(graph, op, index, label)
+                     : "no kernel";
       } else {
-        if (!acceptsQuantized(code.builtin_code)) {
-          auto quantized = [&](int32_t t) { return t >= 0 && isQuantized(graph.tensors[static_cast<std::size_t>(t)]); };
-          for (int32_t t : op.inputs)
-            if (quantized(t))
-              reason = "quantized tensor " + tensorName(graph, t) + " (quantized kernels are not implemented yet)";
-          for (int32_t t : op.outputs)
-            if (reason.empty() && quantized(t))
-              reason = "quantized tensor " + tensorName(graph, t) + " (quantized kernels are not implemented yet)";
-        }
-        if (reason.empty() && kernel->check != nullptr) {
+        if (kernel->check != nullptr) {
           try {
             reason = kernel->check(signature);
           } catch (const Error &error) {
@@ -167,6 +158,9 @@ void checkOperatorSupport(const CircleModel &model) {
             // A malformed operator (say, one without outputs) must be reported, not crash.
             reason = std::string("malformed operator: ") + error.what();
           }
+          // Quantized checks depend on each operator's own tensors: say which operator it is.
+          if (!reason.empty() && touchesQuantizedTensors(graph, op))
+            reason = "operator #" + std::to_string(index) + ": " + reason;
         }
       }
       if (reason.empty())

@@ -42,6 +42,7 @@ const KernelTable &kernelTable() {
     registerTransposeConvKernel(t);
     registerTransposeKernel(t);
     registerUnaryKernels(t);
+    registerQuantizedKernels(t); // after the plain kernels: data movement reuses them
     return t;
   }();
   return table;

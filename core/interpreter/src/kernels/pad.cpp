@@ -1,7 +1,8 @@
-// PAD (zeros), PADV2 (a scalar constant, third input) and MIRROR_PAD (REFLECT / SYMMETRIC):
+// PAD (zeros; the zero point for quantized tensors), PADV2 (a scalar constant, third input) and MIRROR_PAD (REFLECT / SYMMETRIC):
 // paddings is an int32/int64 [rank, 2] tensor of (before, after) per dim. Any dtype.
 #include "dispatch.h"
 #include "kernels/registrations.h"
+#include "quant/qparams.h"
 
 #include <algorithm>
 #include <cstring>
@@ -61,6 +62,13 @@ void runConstantPad(KernelContext &ctx, bool with_value) {
           "the pad value must be one " + dtypeString(input.dtype) + " element, got " + dtypeString(value.dtype) +
               shapeString(value.shape));
     std::memcpy(fill.data(), value.data, fill.size());
+  } else if (const CircleTensor &result = ctx.outputTensor(0);
+             quant::isQuantizedTensor(result) && !result.quantization->zero_point.empty()) {
+    // Quantized padding is the real value 0, i.e. the zero point, not the code 0.
+    const int64_t zero = result.quantization->zero_point[0];
+    check(fill.size() <= sizeof(int64_t), "cannot pad " + dtypeString(input.dtype) + " with a zero point");
+    for (std::size_t b = 0; b < fill.size(); ++b) // little-endian bytes of the zero point
+      fill[b] = static_cast<std::byte>((static_cast<uint64_t>(zero) >> (8 * b)) & 0xFF);
   }
   Tensor &out = ctx.allocateOutput(0, input.dtype, paddedShape(input, pads));
   if (out.numel() == 0)

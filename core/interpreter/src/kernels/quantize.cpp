@@ -1,9 +1,14 @@
-// QUANTIZE (float32 -> uint8/int8/int16 with the output tensor's scale and zero point) and
+// QUANTIZE (float32 -> uint8/int8/int16 with the output tensor's scale and zero point, or a
+// requantization uint8/int8/int16 -> uint8/int8/int16 between two sets of parameters) and
 // DEQUANTIZE (uint8/int8/int16/int32 with the input's parameters, or float16 -> float32).
 // Parameters are per tensor, or per channel along quantized_dimension. Rounding is half away
-// from zero, as in TFLite. Quantized arithmetic kernels are not part of this interpreter yet.
+// from zero, as in TFLite. A requantization is integer-only, like on an NPU:
+// q_out = zp_out + (q_in − zp_in) · M with M = s_in / s_out as a fixed-point multiplier.
+#include "dispatch.h"
 #include "half.h"
 #include "kernels/registrations.h"
+#include "quant/fixed_point.h"
+#include "quant/qparams.h"
 
 #include <algorithm>
 #include <cmath>
@@ -72,10 +77,46 @@ template <typename Q> void dequantizeInto(const Tensor &input, const QuantParams
   }
 }
 
+template <typename QIn, typename QOut>
+void requantizeInto(const Tensor &input, const quant::QParams &in, const quant::QParams &out_params, Tensor &out) {
+  const quant::Multiplier m = quant::quantizeMultiplier(in.scale[0] / out_params.scale[0], "requantization");
+  const auto zp_in = static_cast<int32_t>(in.zero_point[0]);
+  const int64_t zp_out = out_params.zero_point[0];
+  const int64_t lo = std::numeric_limits<QOut>::min(), hi = std::numeric_limits<QOut>::max();
+  const QIn *q = input.as<QIn>();
+  QOut *y = out.mut<QOut>();
+  for (int64_t i = 0; i < input.numel(); ++i) {
+    const int64_t v = zp_out + quant::multiplyByQuantizedMultiplier(static_cast<int32_t>(q[i]) - zp_in, m);
+    y[i] = static_cast<QOut>(std::clamp(v, lo, hi));
+  }
+}
+
+void runRequantize(KernelContext &ctx) {
+  const Tensor &input = ctx.input(0);
+  const quant::QParams in = quant::perTensorQParams(ctx.inputTensor(0), "input");
+  const quant::QParams out_params = quant::perTensorQParams(ctx.outputTensor(0), "output");
+  Tensor &out = ctx.allocateOutput(0, input.shape);
+  auto withOutput = [&](auto in_tag) {
+    using QIn = typename decltype(in_tag)::type;
+    switch (out.dtype) {
+    case DType::UInt8: requantizeInto<QIn, uint8_t>(input, in, out_params, out); break;
+    case DType::Int8: requantizeInto<QIn, int8_t>(input, in, out_params, out); break;
+    case DType::Int16: requantizeInto<QIn, int16_t>(input, in, out_params, out); break;
+    default: throw Error("QUANTIZE to " + dtypeString(out.dtype) + " is not supported");
+    }
+  };
+  switch (input.dtype) {
+  case DType::UInt8: withOutput(TypeTag<uint8_t>{}); break;
+  case DType::Int8: withOutput(TypeTag<int8_t>{}); break;
+  case DType::Int16: withOutput(TypeTag<int16_t>{}); break;
+  default: throw Error("QUANTIZE from " + dtypeString(input.dtype) + " is not supported");
+  }
+}
+
 void runQuantize(KernelContext &ctx) {
   const Tensor &input = ctx.input(0);
-  check(input.dtype == DType::Float32, "QUANTIZE needs a float32 input, got " + dtypeString(input.dtype) +
-                                           " (requantization is not supported)");
+  if (input.dtype != DType::Float32)
+    return runRequantize(ctx);
   const DType target = ctx.outputType(0);
   Tensor &out = ctx.allocateOutput(0, target, input.shape);
   const QuantParams p = paramsOf(ctx.outputTensor(0), input, "output");
@@ -106,10 +147,19 @@ void runDequantize(KernelContext &ctx) {
 }
 
 std::string checkQuantize(const OpSignature &op) {
-  if (auto reason = requireInputType(op, 0, {DType::Float32}); !reason.empty())
+  if (auto reason = requireInputType(op, 0, {DType::Float32, DType::UInt8, DType::Int8, DType::Int16}); !reason.empty())
     return reason;
   const DType out = op.outputType(0);
-  return out == DType::UInt8 || out == DType::Int8 || out == DType::Int16 ? "" : "output is " + dtypeString(out);
+  if (out != DType::UInt8 && out != DType::Int8 && out != DType::Int16)
+    return "output is " + dtypeString(out);
+  // Parameters are validated here, before anything runs.
+  if (op.inputType(0) == DType::Float32) {
+    (void)quant::qparamsOf(op.outputTensor(0), "output");
+  } else {
+    (void)quant::perTensorQParams(op.inputTensor(0), "input");
+    (void)quant::perTensorQParams(op.outputTensor(0), "output");
+  }
+  return "";
 }
 
 std::string checkDequantize(const OpSignature &op) {
@@ -121,6 +171,9 @@ std::string checkDequantize(const OpSignature &op) {
 void registerQuantizeKernels(KernelTable &table) {
   table.add(circle::BuiltinOperator::QUANTIZE, runQuantize, checkQuantize);
   table.add(circle::BuiltinOperator::DEQUANTIZE, runDequantize, checkDequantize);
+  // Both read or write quantized tensors by nature: they are their own quantized kernels.
+  table.addQuantized(circle::BuiltinOperator::QUANTIZE, runQuantize, checkQuantize);
+  table.addQuantized(circle::BuiltinOperator::DEQUANTIZE, runDequantize, checkDequantize);
 }
 
 } // namespace tico::interp

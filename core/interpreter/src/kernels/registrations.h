@@ -25,6 +25,8 @@ void registerInstanceNormKernel(KernelTable &table);
 void registerPadKernels(KernelTable &table);
 void registerPoolKernels(KernelTable &table);
 void registerQuantizeKernels(KernelTable &table);
+// The quantized kernels (kernels/quantized/); registered last.
+void registerQuantizedKernels(KernelTable &table);
 void registerReduceKernels(KernelTable &table);
 void registerReshapeKernels(KernelTable &table);
 void registerReverseKernel(KernelTable &table);

@@ -1,0 +1,90 @@
+#include "kernels/quantized/linear.h"
+
+#include <cmath>
+
+namespace tico::interp::quant {
+
+LinearQuant prepareLinear(const KernelContext &ctx, const LinearSpec &spec) {
+  const QParams in = perTensorQParams(ctx.inputTensor(0), "input");
+  const QParams w = qparamsOf(ctx.inputTensor(spec.weights), "weights");
+  const QParams out = perTensorQParams(ctx.outputTensor(0), "output");
+  const auto channels = static_cast<std::size_t>(spec.channels);
+  if (w.perChannel()) {
+    check(w.axis == spec.weight_channel_axis && w.channels() == channels,
+          "weights '" + ctx.inputTensor(spec.weights).name + "' are quantized per channel on dim " +
+              std::to_string(w.axis) + " with " + std::to_string(w.channels()) + " scales; this operator needs dim " +
+              std::to_string(spec.weight_channel_axis) + " with " + std::to_string(channels));
+  }
+  LinearQuant q;
+  q.input_zero = static_cast<int32_t>(in.zero_point[0]);
+  q.output_zero = out.zero_point[0];
+  q.wide = ctx.inputType(0) == DType::Int16 || ctx.inputType(spec.weights) == DType::Int16;
+  q.clamp = activationRange(spec.activation, out.scale[0], out.zero_point[0], ctx.outputType(0));
+  q.weight_zero.resize(channels);
+  q.multiplier.resize(channels);
+  q.bias.assign(channels, 0);
+  for (std::size_t c = 0; c < channels; ++c) {
+    q.weight_zero[c] = static_cast<int32_t>(w.zeroPointAt(c));
+    q.multiplier[c] = quantizeMultiplier(in.scale[0] * w.scaleAt(c) / out.scale[0], "output");
+  }
+  if (spec.bias >= 0 && ctx.present(static_cast<std::size_t>(spec.bias))) {
+    const auto index = static_cast<std::size_t>(spec.bias);
+    const Tensor &bias = ctx.input(index);
+    check(bias.dtype == DType::Int32 || bias.dtype == DType::Int64,
+          "bias must be int32 or int64 for quantized inputs, got " + dtypeString(bias.dtype));
+    check(bias.numel() == spec.channels, "bias has " + std::to_string(bias.numel()) + " elements, the operator has " +
+                                             std::to_string(spec.channels) + " output channels");
+    const CircleTensor &tensor = ctx.inputTensor(index);
+    if (isQuantizedTensor(tensor)) {
+      // The integers are only meaningful in the accumulator's scale: refuse anything else
+      // rather than add them in the wrong units.
+      const QParams b = qparamsOf(tensor, "bias");
+      for (std::size_t c = 0; c < channels; ++c) {
+        const double expected = in.scale[0] * w.scaleAt(c);
+        check(std::fabs(b.scaleAt(c) - expected) <= 1e-4 * expected && b.zeroPointAt(c) == 0,
+              "bias '" + tensor.name + "' channel " + std::to_string(c) + " has scale " + std::to_string(b.scaleAt(c)) +
+                  " and zero point " + std::to_string(b.zeroPointAt(c)) + "; input scale x weight scale is " +
+                  std::to_string(expected) + " with zero point 0");
+      }
+    }
+    for (std::size_t c = 0; c < channels; ++c)
+      q.bias[c] = integerAt(bias, static_cast<int64_t>(c));
+  }
+  return q;
+}
+
+std::string checkLinearTypes(const OpSignature &op, std::size_t weights, int bias) {
+  for (std::size_t i : {std::size_t{0}, weights})
+    if (auto reason = requireInputType(op, i, {DType::UInt8, DType::Int8, DType::Int16}); !reason.empty())
+      return reason;
+  const DType out = op.outputType(0);
+  if (out != DType::UInt8 && out != DType::Int8 && out != DType::Int16)
+    return "output is " + dtypeString(out) + " (quantized outputs are uint8, int8 or int16)";
+  if (bias >= 0)
+    if (auto reason = requireInputType(op, static_cast<std::size_t>(bias), {DType::Int32, DType::Int64}); !reason.empty())
+      return reason;
+  (void)perTensorQParams(op.inputTensor(0), "input");
+  (void)qparamsOf(op.inputTensor(weights), "weights");
+  (void)perTensorQParams(op.outputTensor(0), "output");
+  return "";
+}
+
+void storeCodes(const int64_t *codes, int64_t count, Tensor &out, int64_t offset) {
+  switch (out.dtype) {
+  case DType::UInt8:
+    for (int64_t i = 0; i < count; ++i)
+      out.mut<uint8_t>()[offset + i] = static_cast<uint8_t>(codes[i]);
+    break;
+  case DType::Int8:
+    for (int64_t i = 0; i < count; ++i)
+      out.mut<int8_t>()[offset + i] = static_cast<int8_t>(codes[i]);
+    break;
+  case DType::Int16:
+    for (int64_t i = 0; i < count; ++i)
+      out.mut<int16_t>()[offset + i] = static_cast<int16_t>(codes[i]);
+    break;
+  default: throw Error("quantized output must be uint8, int8 or int16, got " + dtypeString(out.dtype));
+  }
+}
+
+} // namespace tico::interp::quant

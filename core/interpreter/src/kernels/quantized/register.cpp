@@ -1,0 +1,20 @@
+#include "kernels/quantized/registrations.h"
+#include "kernels/registrations.h"
+
+namespace tico::interp {
+
+void registerQuantizedKernels(KernelTable &table) {
+  registerQuantizedActivations(table);
+  registerQuantizedBatchMatMul(table);
+  registerQuantizedConcatenation(table);
+  registerQuantizedConv2D(table);
+  registerQuantizedDataMovement(table);
+  registerQuantizedDepthwiseConv2D(table);
+  registerQuantizedElementwise(table);
+  registerQuantizedFullyConnected(table);
+  registerQuantizedMean(table);
+  registerQuantizedPool(table);
+  registerQuantizedSoftmax(table);
+}
+
+} // namespace tico::interp
