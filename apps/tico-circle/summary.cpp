@@ -8,6 +8,9 @@
 #include "tico/support/error.h"
 
 #include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 
 namespace tico::circle_tool {
@@ -52,6 +55,44 @@ json tensorRef(const CircleSubGraph &sg, int64_t index) {
   return out;
 }
 
+// A float as the shortest decimal that reads back as the same float, so 0.1f shows as 0.1
+// rather than the double nearest to it (0.10000000149011612).
+double shortestFloat(float value) {
+  if (!std::isfinite(value))
+    return static_cast<double>(value);
+  char buf[32];
+  for (int precision = 6; precision <= 9; ++precision) {
+    std::snprintf(buf, sizeof buf, "%.*g", precision, static_cast<double>(value));
+    if (std::strtof(buf, nullptr) == value)
+      break;
+  }
+  return std::strtod(buf, nullptr);
+}
+
+json floatList(const std::vector<float> &values) {
+  json out = json::array();
+  for (float v : values)
+    out.push_back(shortestFloat(v));
+  return out;
+}
+
+// The tensor's QuantizationParameters, every field that is set.
+json quantizationEntry(const circle::QuantizationParametersT &q) {
+  json out = json::object();
+  out["scale"] = floatList(q.scale);
+  out["zero_point"] = q.zero_point;
+  out["quantized_dimension"] = q.quantized_dimension;
+  if (!q.min.empty() || !q.max.empty()) {
+    out["min"] = floatList(q.min);
+    out["max"] = floatList(q.max);
+  }
+  if (q.details.type != circle::QuantizationDetails::NONE) {
+    const char *name = circle::EnumNameQuantizationDetails(q.details.type);
+    out["details"] = name && *name ? name : std::to_string(static_cast<int>(q.details.type));
+  }
+  return out;
+}
+
 json tensorEntry(const CircleModel &model, const CircleSubGraph &sg, std::size_t index) {
   json out = tensorRef(sg, static_cast<int64_t>(index));
   const CircleTensor &t = sg.tensors[index];
@@ -59,9 +100,8 @@ json tensorEntry(const CircleModel &model, const CircleSubGraph &sg, std::size_t
   out["bytes"] = tensorPayloadBytes(model, t);
   if (t.is_variable)
     out["is_variable"] = true;
-  if (t.quantization && !t.quantization->scale.empty())
-    out["quantization"] = {{"scale", t.quantization->scale}, {"zero_point", t.quantization->zero_point},
-                           {"quantized_dimension", t.quantization->quantized_dimension}};
+  if (isQuantized(t) || (t.quantization && !t.quantization->min.empty()))
+    out["quantization"] = quantizationEntry(*t.quantization);
   return out;
 }
 
@@ -186,6 +226,29 @@ std::string tensorLine(const json &ref) {
   return line;
 }
 
+// "[a, b, c]" from a JSON list, the first kShownValues entries and a count of the rest.
+std::string valueList(const json &list) {
+  constexpr std::size_t kShownValues = 8;
+  std::string out = "[";
+  for (std::size_t i = 0; i < list.size() && i < kShownValues; ++i)
+    out += (i ? ", " : "") + list[i].dump();
+  if (list.size() > kShownValues)
+    out += ", ... (" + std::to_string(list.size()) + " values)";
+  return out + "]";
+}
+
+// " q: scale=[...] zp=[...] axis=N min=[...] max=[...] details=X" (axis only per channel).
+std::string quantizationText(const json &q) {
+  std::string out = " q: scale=" + valueList(q["scale"]) + " zp=" + valueList(q["zero_point"]);
+  if (q["scale"].size() > 1 || q["quantized_dimension"].get<int64_t>() != 0)
+    out += " axis=" + std::to_string(q["quantized_dimension"].get<int64_t>());
+  if (q.contains("min"))
+    out += " min=" + valueList(q["min"]) + " max=" + valueList(q["max"]);
+  if (q.contains("details"))
+    out += " details=" + q["details"].get<std::string>();
+  return out;
+}
+
 std::string indexList(const json &list) {
   std::string out;
   for (const auto &v : list)
@@ -232,6 +295,8 @@ void printSummary(const json &doc, std::ostream &os) {
           os << " (" << t["bytes"] << " bytes)";
         if (t.contains("is_variable"))
           os << " variable";
+        if (t.contains("quantization"))
+          os << quantizationText(t["quantization"]);
         os << "\n";
       }
     }

@@ -39,6 +39,7 @@ int main(int argc, char **argv) {
     std::filesystem::create_directories(dir);
     writeCircleFile(linearModel(), (dir / "valid.circle").string());
     writeCircleFile(controlFlowModel(), (dir / "control_flow.circle").string());
+    writeCircleFile(quantizedModel(), (dir / "quantized.circle").string());
     // A multiplication nothing reads: -O1 (dce) removes it.
     CircleModel dead = linearModel();
     dead.subgraphs[0].tensors.push_back(tensor("dead", {1, 4}));

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "tico/circle/model.h"
+#include "tico/circle/quantization.h"
 
 #include <flatbuffers/flatbuffers.h>
 
@@ -176,6 +177,51 @@ inline CircleModel controlFlowModel() {
   return m;
 }
 
+inline std::shared_ptr<const circle::QuantizationParametersT> quantRecord(std::vector<float> scale,
+                                                                         std::vector<int64_t> zero_point,
+                                                                         int32_t dimension = 0) {
+  auto q = std::make_shared<circle::QuantizationParametersT>();
+  q->scale = std::move(scale);
+  q->zero_point = std::move(zero_point);
+  q->quantized_dimension = dimension;
+  return q;
+}
+
+// y = FULLY_CONNECTED(x, w, b): x uint8[1,3] per-tensor (scale 0.5, zp 128), w int4[3,3] per
+// output channel (packed into 5 bytes), b int32[3] per channel, y uint8[1,3] with min/max.
+// Operator code FULLY_CONNECTED (0); tensors x 0, w 1, b 2, y 3; buffers 1 (w) and 2 (b).
+inline CircleModel quantizedModel() {
+  CircleModel m;
+  m.description = "circle-doc quantized test";
+  m.operator_codes = {{static_cast<int32_t>(circle::BuiltinOperator::FULLY_CONNECTED)}};
+  const auto w = TensorData::fromVector<int8_t>(DType::Int4, {3, 3}, {-8, -1, 0, 1, 7, 3, -4, 5, 2});
+  const uint32_t w_buffer = m.addBuffer(
+      std::make_shared<TensorData>(TensorData::fromBytes(DType::UInt8, {5}, packInt4(w, "w"))));
+  const uint32_t b_buffer =
+      m.addBuffer(std::make_shared<TensorData>(TensorData::fromVector<int32_t>(DType::Int32, {3}, {10, -20, 30})));
+  CircleSubGraph sg;
+  sg.name = "main";
+  sg.tensors = {tensor("x", {1, 3}), tensor("w", {3, 3}, w_buffer), tensor("b", {3}, b_buffer), tensor("y", {1, 3})};
+  sg.tensors[0].type = circle::TensorType::UINT8;
+  sg.tensors[0].quantization = quantRecord({0.5f}, {128});
+  sg.tensors[1].type = circle::TensorType::INT4;
+  sg.tensors[1].quantization = quantRecord({0.25f, 0.125f, 0.0625f}, {0, 0, 0}, 0);
+  sg.tensors[2].type = circle::TensorType::INT32;
+  sg.tensors[2].quantization = quantRecord({0.125f, 0.0625f, 0.03125f}, {0, 0, 0}, 0);
+  sg.tensors[3].type = circle::TensorType::UINT8;
+  auto y = std::make_shared<circle::QuantizationParametersT>(*quantRecord({0.75f}, {100}));
+  y->min = {-75.0f};
+  y->max = {116.25f};
+  sg.tensors[3].quantization = y;
+  sg.inputs = {0};
+  sg.outputs = {3};
+  CircleOperator fc = op(0, {0, 1, 2}, {3});
+  fc.builtin_options.Set(circle::FullyConnectedOptionsT{});
+  sg.operators = {fc};
+  m.subgraphs.push_back(std::move(sg));
+  return m;
+}
+
 struct BrokenCase {
   std::function<CircleModel()> make;
   // False for breakage the reader itself refuses or repairs, so it exists only in memory.
@@ -240,6 +286,22 @@ inline std::map<std::string, BrokenCase> brokenModelCases() {
   // The weight's shape overwritten with int32 maxima: 2^62 elements, whose byte count wraps.
   cases["TENSOR_TOO_LARGE"] = {
       linear([](CircleModel &m) { m.subgraphs[0].tensors[1].shape = {2147483647, 2147483647}; })};
+  auto quantized = [](std::function<void(CircleModel &)> edit) {
+    return [edit] {
+      CircleModel m = quantizedModel();
+      edit(m);
+      return m;
+    };
+  };
+  cases["QUANT_SCALE"] = {quantized([](CircleModel &m) { m.subgraphs[0].tensors[0].quantization = quantRecord({0.0f}, {128}); })};
+  cases["QUANT_ZERO_POINT_RANGE"] = {
+      quantized([](CircleModel &m) { m.subgraphs[0].tensors[0].quantization = quantRecord({0.5f}, {256}); })};
+  cases["QUANT_LENGTH_MISMATCH"] = {quantized(
+      [](CircleModel &m) { m.subgraphs[0].tensors[1].quantization = quantRecord({0.25f, 0.125f, 0.0625f}, {0, 0}, 0); })};
+  cases["QUANT_DIMENSION"] = {quantized(
+      [](CircleModel &m) { m.subgraphs[0].tensors[1].quantization = quantRecord({0.25f, 0.125f, 0.0625f}, {0, 0, 0}, 2); })};
+  cases["QUANT_CHANNEL_COUNT"] = {
+      quantized([](CircleModel &m) { m.subgraphs[0].tensors[1].quantization = quantRecord({0.25f, 0.125f}, {0, 0}, 0); })};
   cases["MULTIPLE_PRODUCERS"] = {linear([](CircleModel &m) { m.subgraphs[0].operators[2].outputs = {3}; })};
   cases["CONSTANT_OVERWRITTEN"] = {linear([](CircleModel &m) { m.subgraphs[0].operators[2].outputs = {1}; })};
   cases["UNDEFINED_INPUT"] = {linear([](CircleModel &m) {
@@ -273,6 +335,7 @@ inline std::map<std::string, BrokenCase> brokenModelCases() {
   cases["DUPLICATE_TENSOR_NAME"] = {linear([](CircleModel &m) { m.subgraphs[0].tensors[3].name = "t"; })};
   cases["DUPLICATE_SIGNATURE_KEY"] = {linear([](CircleModel &m) { m.signatures.push_back(m.signatures[0]); })};
   cases["SIGNATURE_NOT_IO"] = {linear([](CircleModel &m) { m.signatures[0].outputs[0].tensor_index = 3; })};
+  cases["QUANT_ON_FLOAT"] = {linear([](CircleModel &m) { m.subgraphs[0].tensors[0].quantization = quantRecord({0.5f}, {0}); })};
   cases["STATIC_SHAPE_SIGNATURE"] = {linear([](CircleModel &m) { m.subgraphs[0].tensors[0].shape_signature = {1, 4}; })};
   cases["UNUSED_TENSOR"] = {linear([](CircleModel &m) { m.subgraphs[0].tensors.push_back(tensor("orphan", {1})); })};
   cases["UNUSED_BUFFER"] = {linear([](CircleModel &m) { m.addBuffer(floatData({1}, {3.0f})); })};

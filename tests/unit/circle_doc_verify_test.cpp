@@ -44,7 +44,8 @@ const CircleVerifierRule &ruleNamed(const std::string &code) {
 }
 
 TEST(CircleDocVerify, SampleModelsAreClean) {
-  for (const CircleModel &model : {circle_doc_test::linearModel(), circle_doc_test::controlFlowModel()}) {
+  for (const CircleModel &model :
+       {circle_doc_test::linearModel(), circle_doc_test::controlFlowModel(), circle_doc_test::quantizedModel()}) {
     const auto diagnostics = verifyCircleModel(model);
     EXPECT_TRUE(diagnostics.empty()) << listing(diagnostics);
   }

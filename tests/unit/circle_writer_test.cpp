@@ -184,7 +184,8 @@ TEST(CircleModelHelpers, TensorTypesMapBothWays) {
       {DType::UInt64, circle::TensorType::UINT64},     {DType::Float16, circle::TensorType::FLOAT16},
       {DType::BFloat16, circle::TensorType::BFLOAT16}, {DType::Float32, circle::TensorType::FLOAT32},
       {DType::Float64, circle::TensorType::FLOAT64},   {DType::Complex64, circle::TensorType::COMPLEX64},
-      {DType::Complex128, circle::TensorType::COMPLEX128},
+      {DType::Complex128, circle::TensorType::COMPLEX128}, {DType::UInt4, circle::TensorType::UINT4},
+      {DType::Int4, circle::TensorType::INT4},
   };
   for (const auto &[dtype, type] : pairs) {
     EXPECT_EQ(toCircleType(dtype), type) << dtypeName(dtype);
@@ -199,8 +200,8 @@ TEST(CircleModelHelpers, UnmappableTypesAreNamedInTheError) {
   } catch (const Error &e) {
     EXPECT_NE(std::string(e.what()).find("unknown"), std::string::npos) << e.what();
   }
-  for (auto type : {circle::TensorType::STRING, circle::TensorType::UINT4, circle::TensorType::MXFP4,
-                    circle::TensorType::INT4}) {
+  for (auto type : {circle::TensorType::STRING, circle::TensorType::MXFP4, circle::TensorType::GGML_Q4_0,
+                    circle::TensorType::MXINT8}) {
     try {
       fromCircleType(type);
       FAIL() << "expected tico::Error";

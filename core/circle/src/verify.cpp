@@ -33,7 +33,16 @@ const std::vector<CircleVerifierRule> &circleVerifierRules() {
        "shape_signature is -1 only where shape is 1 and equals shape elsewhere"},
       {"TENSOR_TOO_LARGE", S::Error,
        "a tensor's element count times its element size fits in 64 bits (a reader's size arithmetic would wrap)"},
-      {"BUFFER_SIZE_MISMATCH", S::Error, "a constant's payload size is its element count times its element size"},
+      {"BUFFER_SIZE_MISMATCH", S::Error,
+       "a constant's payload size is its element count times its element size (INT4/UINT4: two elements per "
+       "byte, rounded up)"},
+      {"QUANT_SCALE", S::Error, "quantization scales are positive finite numbers"},
+      {"QUANT_ZERO_POINT_RANGE", S::Error, "zero points lie inside the range of the tensor's integer type"},
+      {"QUANT_LENGTH_MISMATCH", S::Error,
+       "zero_point is as long as scale; min and max are both empty or both as long as scale"},
+      {"QUANT_DIMENSION", S::Error, "quantized_dimension of a per-channel record is inside the tensor's rank"},
+      {"QUANT_CHANNEL_COUNT", S::Error,
+       "a per-channel record has one scale per index of the quantized dimension"},
       {"MULTIPLE_PRODUCERS", S::Error, "each tensor is written by at most one operator"},
       {"CONSTANT_OVERWRITTEN", S::Error, "no operator writes a tensor that has constant data"},
       {"UNDEFINED_INPUT", S::Error,
@@ -49,6 +58,7 @@ const std::vector<CircleVerifierRule> &circleVerifierRules() {
       {"DUPLICATE_TENSOR_NAME", S::Warning, "tensor names are unique within a subgraph"},
       {"DUPLICATE_SIGNATURE_KEY", S::Warning, "signature keys are unique"},
       {"SIGNATURE_NOT_IO", S::Warning, "signature inputs/outputs are subgraph inputs/outputs"},
+      {"QUANT_ON_FLOAT", S::Warning, "float tensors carry no quantization scales (runtimes ignore them)"},
       {"STATIC_SHAPE_SIGNATURE", S::Warning, "shape_signature is present only with a dynamic (-1) dimension"},
       {"UNUSED_TENSOR", S::Warning, "every tensor is referenced"},
       {"UNUSED_BUFFER", S::Warning, "every buffer but 0 is referenced by a tensor or metadata"},
@@ -67,6 +77,7 @@ std::vector<CircleDiagnostic> verifyCircleModel(const CircleModel &model, const 
   circle_verify::checkIndices(findings);
   for (std::size_t s = 0; s < model.subgraphs.size(); ++s) {
     circle_verify::checkTensors(findings, s);
+    circle_verify::checkQuantization(findings, s);
     circle_verify::checkDataflow(findings, s);
   }
   circle_verify::checkControlFlow(findings);

@@ -43,6 +43,7 @@ int32_t builtinCodeOf(const CircleModel &model, const CircleOperator &op);
 void checkModelStructure(Findings &findings);
 void checkIndices(Findings &findings);
 void checkTensors(Findings &findings, std::size_t subgraph);
+void checkQuantization(Findings &findings, std::size_t subgraph);
 void checkDataflow(Findings &findings, std::size_t subgraph);
 void checkControlFlow(Findings &findings);
 void checkSignatures(Findings &findings);

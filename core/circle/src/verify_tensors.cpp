@@ -79,13 +79,15 @@ void checkPayloadSize(Findings &f, std::size_t s, std::size_t t) {
   if (!isConstantTensor(f.model, tensor))
     return;
   const uint64_t element = circleElementSize(tensor.type);
+  const bool nibbles = tensor.type == circle::TensorType::UINT4 || tensor.type == circle::TensorType::INT4;
   for (int32_t d : tensor.shape_signature)
     if (d < 0)
       return; // a dynamic constant has no predictable size
   const int64_t count = staticElementCount(tensor.shape);
-  if (element == 0 || count < 0)
+  if ((element == 0 && !nibbles) || count < 0)
     return;
-  const uint64_t expected = static_cast<uint64_t>(count) * element;
+  // 4-bit elements are packed two per byte, the last byte half used for an odd count.
+  const uint64_t expected = nibbles ? (static_cast<uint64_t>(count) + 1) / 2 : static_cast<uint64_t>(count) * element;
   const uint64_t actual = f.model.buffers[tensor.buffer].data->nbytes();
   if (actual != expected)
     f.error("BUFFER_SIZE_MISMATCH", tensorPath(s, t),

@@ -47,6 +47,8 @@ circle::TensorType toCircleType(DType dtype) {
   case DType::Float64: return circle::TensorType::FLOAT64;
   case DType::Complex64: return circle::TensorType::COMPLEX64;
   case DType::Complex128: return circle::TensorType::COMPLEX128;
+  case DType::UInt4: return circle::TensorType::UINT4;
+  case DType::Int4: return circle::TensorType::INT4;
   case DType::Unknown: break;
   }
   throw Error("element type '" + std::string(dtypeName(dtype)) + "' has no Circle tensor type");
@@ -69,9 +71,12 @@ DType fromCircleType(circle::TensorType type) {
   case circle::TensorType::FLOAT64: return DType::Float64;
   case circle::TensorType::COMPLEX64: return DType::Complex64;
   case circle::TensorType::COMPLEX128: return DType::Complex128;
+  case circle::TensorType::UINT4: return DType::UInt4;
+  case circle::TensorType::INT4: return DType::Int4;
   default: break;
   }
-  // Packed, string and resource types have no element type in the IR.
+  // Block-packed (GGML, MX), string and resource types have no element type in the IR. (UINT4
+  // and INT4 do, but their payloads are packed: see tico/circle/quantization.h.)
   const char *name = circle::EnumNameTensorType(type);
   std::string spelled = (name && *name) ? name : std::to_string(static_cast<int>(type));
   throw Error("Circle tensor type " + spelled + " has no IR element type");

@@ -1,5 +1,6 @@
 #include "circle/serializer_emitter.h"
 
+#include "tico/circle/quantization.h"
 #include "tico/circle/serializer.h"
 #include "tico/plugin/registry.h"
 #include "tico/support/error.h"
@@ -162,7 +163,7 @@ int32_t GraphEmitter::tensor(const Value *value) {
 int32_t GraphEmitter::tensorForValue(const Value *value) {
   if (value->isConstant()) {
     // The tensor takes the value's own name (reserved for it) unless it shares an earlier tensor.
-    return constantTensor(value->constant(), value->name(), true);
+    return constantTensor(value->constant(), value->name(), true, value);
   }
   CircleTensor t;
   t.name = value->name();
@@ -177,14 +178,31 @@ int32_t GraphEmitter::tensorForValue(const Value *value) {
   } else {
     t.type = circleTypeOf(value->dtype(), "value '" + value->name() + "'");
     fillShape(t, value->shape(), fixed_);
+    t.quantization = quantizationOf(value, t.name);
   }
   return addTensor(std::move(t));
+}
+
+std::shared_ptr<const circle::QuantizationParametersT> GraphEmitter::quantizationOf(const Value *value,
+                                                                                   const std::string &tensor_name) const {
+  const QuantParams *q = value ? value->quant() : nullptr;
+  if (q == nullptr)
+    return nullptr;
+  // The graph verifier checks the same rules; a pipeline run without it must not write them.
+  if (auto why = describeQuantParamsProblems(*q, value->dtype(), value->shape(), value->name()); !why.empty())
+    throw Error(why);
+  return toCircleQuantization(*q, tensor_name);
 }
 
 void GraphEmitter::alias(const Value *value, int32_t tensor) {
   checkTensorIndex(tensor, false, "alias");
   if (value_tensors_.count(value))
     throw Error("value '" + value->name() + "' already has a Circle tensor; it cannot alias another");
+  // A value and the tensor standing for it must mean the same numbers.
+  const CircleTensor &target = subgraph().tensors[static_cast<std::size_t>(tensor)];
+  if (!sameCircleQuantization(quantizationOf(value, target.name).get(), target.quantization.get()))
+    throw Error("value '" + value->name() + "' cannot alias tensor '" + target.name +
+                "': their quantization parameters differ");
   value_tensors_.emplace(value, tensor);
 }
 
@@ -201,14 +219,20 @@ int32_t GraphEmitter::constant(std::shared_ptr<const TensorData> data, const std
 }
 
 int32_t GraphEmitter::constantTensor(std::shared_ptr<const TensorData> data, const std::string &name,
-                                     bool reserved_name) {
+                                     bool reserved_name, const Value *owner) {
   const std::string &name_hint = name;
   if (!data)
     throw Error("constant '" + name_hint + "' has no data");
   auto &candidates = views_[data->storage.get()];
-  for (const auto &[view, index] : candidates)
-    if (view->sameView(*data))
-      return index;
+  for (const auto &view : candidates)
+    if (view.data->sameView(*data)) {
+      // Tied weights share one tensor, so they must share its quantization too.
+      const CircleTensor &shared = subgraph().tensors[static_cast<std::size_t>(view.tensor)];
+      if (!sameCircleQuantization(quantizationOf(owner, shared.name).get(), shared.quantization.get()))
+        throw Error("constants '" + view.first_user + "' and '" + name_hint +
+                    "' share one weight but have different quantization parameters");
+      return view.tensor;
+    }
   try {
     data->checkBounds();
   } catch (const Error &e) {
@@ -219,9 +243,18 @@ int32_t GraphEmitter::constantTensor(std::shared_ptr<const TensorData> data, con
   t.type = circleTypeOf(data->dtype, "constant '" + t.name + "'");
   for (int64_t size : data->sizes)
     t.shape.push_back(dimToInt32(size, t.name));
-  t.buffer = model_.addBuffer(data);
+  t.quantization = quantizationOf(owner, t.name);
+  if (bitWidth(data->dtype) == 4) {
+    // Circle stores 4-bit elements two per byte; the IR keeps one per byte.
+    t.buffer = model_.addBuffer(std::make_shared<const TensorData>(
+        TensorData::fromBytes(DType::UInt8, {static_cast<int64_t>(packedInt4Bytes(static_cast<std::size_t>(data->numel())))},
+                              packInt4(*data, t.name))));
+  } else {
+    t.buffer = model_.addBuffer(data);
+  }
+  std::string first_user = t.name;
   int32_t index = addTensor(std::move(t));
-  candidates.emplace_back(std::move(data), index);
+  candidates.push_back(ConstantView{std::move(data), index, std::move(first_user)});
   return index;
 }
 

@@ -80,8 +80,14 @@ private:
   int32_t addTensor(CircleTensor tensor);
   int32_t tensorForValue(const Value *value);
   // A constant tensor for `data`, or the earlier tensor holding the same view. `name` is used
-  // as is when `reserved_name` (a value's own name), else made unique.
-  int32_t constantTensor(std::shared_ptr<const TensorData> data, const std::string &name, bool reserved_name);
+  // as is when `reserved_name` (a value's own name), else made unique. `owner` is the IR value
+  // the constant belongs to (null for constants a lowering makes): its quantization
+  // parameters go on the tensor, and a value sharing an earlier tensor must agree with them.
+  int32_t constantTensor(std::shared_ptr<const TensorData> data, const std::string &name, bool reserved_name,
+                         const Value *owner = nullptr);
+  // The Circle record of a value's quantization parameters (null when it has none).
+  std::shared_ptr<const circle::QuantizationParametersT> quantizationOf(const Value *value,
+                                                                       const std::string &tensor_name) const;
   std::string uniqueName(const std::string &hint);
   void checkTensorIndex(int32_t index, bool allow_absent, const char *what) const;
 
@@ -94,9 +100,14 @@ private:
   std::unordered_map<const Value *, int32_t> value_tensors_;
   std::unordered_set<const Node *> lowered_;
   std::unordered_set<const Node *> lowering_; // on the stack, to report cycles instead of looping
-  // Constant tensors by storage, to find a previous tensor holding the same view.
-  std::unordered_map<const Storage *, std::vector<std::pair<std::shared_ptr<const TensorData>, int32_t>>>
-      views_;
+  // Constant tensors by storage, to find a previous tensor holding the same view, with the
+  // name of the value (or lowering hint) that created it, for tied-weight messages.
+  struct ConstantView {
+    std::shared_ptr<const TensorData> data;
+    int32_t tensor;
+    std::string first_user;
+  };
+  std::unordered_map<const Storage *, std::vector<ConstantView>> views_;
   // Names in use: every value name of the graph is reserved up front, so tensors named after
   // lowering hints never take a name a value will claim later.
   std::unordered_set<std::string> names_;

@@ -281,6 +281,7 @@ Node *Graph::createNode(const OpKey &op, std::vector<NamedArg> args, std::vector
     auto &spec = outputs[i];
     std::string vname = !spec.name.empty() ? spec.name : (i == 0 ? base : base + "_" + std::to_string(i));
     Value *v = newValue(vname, spec.kind, spec.dtype, std::move(spec.shape));
+    v->quant_ = std::move(spec.quant);
     v->producer_ = raw;
     v->producer_output_ = static_cast<int>(i);
     raw->outputs_.push_back(v);
@@ -392,6 +393,12 @@ void Graph::verify() const {
     if (v == nullptr) {
       problems.push_back(what + " has no value");
       return;
+    }
+    if (const QuantParams *q = v->quant()) {
+      if (!v->isTensor())
+        problems.push_back("value '" + v->name() + "' is a symbolic scalar with quantization parameters");
+      else if (auto why = describeQuantParamsProblems(*q, v->dtype(), v->shape(), v->name()); !why.empty())
+        problems.push_back(why);
     }
     if (findValue(v->name()) != v)
       problems.push_back(what + " '" + v->name() + "' is not registered in the graph (erased?)");
@@ -510,11 +517,13 @@ std::unique_ptr<Graph> Graph::clone() const {
     }
     g->inputs_.back().persistent = in.persistent;
     g->inputs_.back().name = in.name;
+    v->setQuant(in.value->quantShared());
     map[in.value] = v;
   }
   for (const Value *c : constants_) {
     Value *v = g->addConstant(c->name(), c->constant());
     v->setType(c->dtype(), c->shape());
+    v->setQuant(c->quantShared());
     map[c] = v;
   }
   for (const auto &n : nodes_) {
@@ -523,7 +532,7 @@ std::unique_ptr<Graph> Graph::clone() const {
       args.push_back(NamedArg{a.name, remap(a.value)});
     std::vector<TensorTypeSpec> outs;
     for (const Value *o : n->outputs())
-      outs.push_back(TensorTypeSpec{o->kind(), o->dtype(), o->shape(), o->name()});
+      outs.push_back(TensorTypeSpec{o->kind(), o->dtype(), o->shape(), o->name(), o->quantShared()});
     Node *copy = g->createNode(n->op(), std::move(args), std::move(outs), nullptr, n->name());
     copy->meta() = n->meta();
     for (std::size_t i = 0; i < n->numOutputs(); ++i) {

@@ -129,6 +129,8 @@ bool printsAsNumbers(DType dtype) {
   case DType::Bool:
   case DType::UInt8:
   case DType::Int8:
+  case DType::UInt4:
+  case DType::Int4:
   case DType::Int16:
   case DType::Int32:
   case DType::Int64:

@@ -15,6 +15,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 
 namespace tico {
 namespace {
@@ -249,6 +250,7 @@ private:
     DType dtype = DType::Unknown;
     Shape shape;
     std::string sym_expr;
+    std::shared_ptr<const QuantParams> quant;
   };
 
   Dim parseDim(std::string_view text, std::size_t at) {
@@ -340,7 +342,70 @@ private:
         break;
       expect(',');
     }
+    if (peekChar('{'))
+      spec.quant = quantParams();
     return spec;
+  }
+
+  // "{q: scale=[...], zp=[...], axis=0, block=32, min=[...], max=[...]}" after a tensor type.
+  std::shared_ptr<const QuantParams> quantParams() {
+    std::size_t at = pos_;
+    expect('{');
+    expectWord("q");
+    expect(':');
+    QuantParams q;
+    std::set<std::string> seen;
+    do {
+      skip();
+      std::size_t key_at = pos_;
+      std::string key = ident();
+      if (!seen.insert(key).second)
+        failAt(key_at, "'" + key + "' is given twice in the quantization parameters");
+      expect('=');
+      if (key == "scale")
+        q.scale = floatList();
+      else if (key == "zp")
+        q.zero_point = integerList();
+      else if (key == "axis")
+        q.axis = integer();
+      else if (key == "block")
+        q.block_size = integer();
+      else if (key == "min")
+        q.min = floatList();
+      else if (key == "max")
+        q.max = floatList();
+      else
+        failAt(key_at, "unknown quantization parameter '" + key + "' (expected scale, zp, axis, block, min, max)");
+    } while (tryChar(','));
+    expect('}');
+    if (!seen.count("scale") || !seen.count("zp"))
+      failAt(at, "quantization parameters need scale=[...] and zp=[...]");
+    return std::make_shared<const QuantParams>(std::move(q));
+  }
+
+  std::vector<float> floatList() {
+    std::vector<float> out;
+    expect('[');
+    if (tryChar(']'))
+      return out;
+    do {
+      bool is_float = false;
+      out.push_back(std::strtof(numberText(is_float).c_str(), nullptr));
+    } while (tryChar(','));
+    expect(']');
+    return out;
+  }
+
+  std::vector<int64_t> integerList() {
+    std::vector<int64_t> out;
+    expect('[');
+    if (tryChar(']'))
+      return out;
+    do
+      out.push_back(integer());
+    while (tryChar(','));
+    expect(']');
+    return out;
   }
 
   // ---- constant payloads ----------------------------------------------------------------------
@@ -381,6 +446,14 @@ private:
         return append<float>(out, std::strtof(t.c_str(), nullptr));
       case DType::Float64:
         return append<double>(out, std::strtod(t.c_str(), nullptr));
+      case DType::UInt4:
+      case DType::Int4: {
+        // Stored one value per byte; a value outside the 4-bit range has no packed form.
+        const int64_t v = is_float ? qmax(dtype) + 1 : int64At(t, at);
+        if (v < qmin(dtype) || v > qmax(dtype))
+          break;
+        return append<int8_t>(out, static_cast<int8_t>(v));
+      }
       case DType::UInt8:
         return appendInteger<uint8_t>(out, t);
       case DType::Int8:
@@ -717,7 +790,7 @@ private:
       else
         failAt(at, "parameters, buffers and constants need their data (= dense<...>)");
     }
-    graph_->addInput(kind, name, spec.dtype, spec.shape, target, payload, persistent);
+    graph_->addInput(kind, name, spec.dtype, spec.shape, target, payload, persistent)->setQuant(spec.quant);
   }
 
   int64_t hintOf(const std::string &expr) {
@@ -744,6 +817,7 @@ private:
       graph_->addConstant(first, data(spec));
       if (graph_->constants().back()->name() != first)
         failAt(save, "constant name '%" + clipped(first) + "' is taken");
+      graph_->constants().back()->setQuant(spec.quant);
       return;
     }
     std::vector<TensorTypeSpec> outs;
@@ -758,7 +832,7 @@ private:
         failAt(name_at, "redefinition of '%" + clipped(name) + "'");
       expect(':');
       TypeSpec spec = type();
-      outs.push_back(TensorTypeSpec{spec.kind, spec.dtype, spec.shape, name});
+      outs.push_back(TensorTypeSpec{spec.kind, spec.dtype, spec.shape, name, spec.quant});
       sym_exprs.push_back(spec.sym_expr);
       if (tryChar('='))
         break;

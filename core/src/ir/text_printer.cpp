@@ -12,6 +12,26 @@ namespace {
 
 using namespace text;
 
+template <typename T, typename F> std::string listText(const std::vector<T> &items, F format) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < items.size(); ++i)
+    out += (i ? ", " : "") + format(items[i]);
+  return out + "]";
+}
+
+// " {q: scale=[...], zp=[...], axis=0, block=32, min=[...], max=[...]}" (absent parts omitted).
+std::string quantText(const QuantParams &q) {
+  auto integer = [](int64_t v) { return std::to_string(v); };
+  std::string out = " {q: scale=" + listText(q.scale, formatFloat) + ", zp=" + listText(q.zero_point, integer);
+  if (q.axis)
+    out += ", axis=" + std::to_string(*q.axis);
+  if (q.block_size)
+    out += ", block=" + std::to_string(*q.block_size);
+  if (!q.min.empty() || !q.max.empty())
+    out += ", min=" + listText(q.min, formatFloat) + ", max=" + listText(q.max, formatFloat);
+  return out + "}";
+}
+
 std::string typeText(const Value &v) {
   switch (v.kind()) {
   case ValueKind::SymInt:
@@ -23,7 +43,10 @@ std::string typeText(const Value &v) {
   case ValueKind::Tensor:
     break;
   }
-  return std::string(dtypeName(v.dtype())) + shapeString(v.shape());
+  std::string out = std::string(dtypeName(v.dtype())) + shapeString(v.shape());
+  if (const QuantParams *q = v.quant())
+    out += quantText(*q);
+  return out;
 }
 
 template <typename T> std::string elementText(const std::byte *p) {
@@ -44,8 +67,10 @@ std::string elementAt(DType dtype, const std::byte *p) {
   case DType::Bool:
     return elementText<bool>(p);
   case DType::UInt8:
+  case DType::UInt4: // stored unpacked, one value per byte
     return elementText<uint8_t>(p);
   case DType::Int8:
+  case DType::Int4:
     return elementText<int8_t>(p);
   case DType::Int16:
     return elementText<int16_t>(p);

@@ -1,4 +1,5 @@
 // The non-virtual CircleEmitter helpers: small constants that every lowering needs.
+#include "tico/circle/quantization.h"
 #include "tico/lowering/lowering.h"
 #include "tico/support/error.h"
 
@@ -29,6 +30,14 @@ int32_t CircleEmitter::constFloat(const std::vector<float> &values, std::vector<
     throw Error("constFloat '" + name_hint + "': " + std::to_string(values.size()) +
                 " values do not fill the requested shape");
   return constant(vectorData(DType::Float32, std::move(shape), values), name_hint);
+}
+
+void CircleEmitter::setQuantization(int32_t tensor, const QuantParams &quant) {
+  auto &tensors = model().subgraphs.front().tensors;
+  if (tensor < 0 || static_cast<std::size_t>(tensor) >= tensors.size())
+    throw Error("setQuantization: tensor " + std::to_string(tensor) + " does not exist");
+  CircleTensor &t = tensors[static_cast<std::size_t>(tensor)];
+  t.quantization = toCircleQuantization(quant, t.name);
 }
 
 int32_t CircleEmitter::scalarFloat(float value, const std::string &name_hint) {

@@ -28,10 +28,18 @@ enum class DType : uint8_t {
   Float64,
   Complex64,
   Complex128,
+  // 4-bit integers (quantized weights). In IR memory (TensorData, constants) each element
+  // takes one byte: Int4 as int8_t in [-8, 7], UInt4 as uint8_t in [0, 15]. Only the Circle
+  // serializer packs them, two per byte.
+  UInt4,
+  Int4,
 };
 
-// Bytes per element (0 for Unknown).
+// Bytes per element in IR memory (0 for Unknown). 1 for the 4-bit types, which are stored
+// unpacked; use bitWidth() for the packed width.
 std::size_t elementSize(DType dtype);
+// Bits per element in a packed file format: 4 for UInt4/Int4, 8 * elementSize otherwise.
+std::size_t bitWidth(DType dtype);
 
 // Short names used by the textual IR: "f32", "i64", "bool", "bf16", ...
 std::string_view dtypeName(DType dtype);
@@ -41,6 +49,14 @@ std::optional<DType> parseDType(std::string_view name);
 std::string_view torchDTypeName(DType dtype);
 
 bool isFloating(DType dtype);
-bool isInteger(DType dtype); // signed or unsigned integer types, not Bool
+bool isInteger(DType dtype); // signed or unsigned integer types (4-bit ones too), not Bool
+
+// Storage types a quantized tensor may have: uint4, int4, uint8, int8, int16, and int32 /
+// int64 (quantized biases).
+bool isQuantizedDType(DType dtype);
+// The integer range of a quantized storage type ([-8, 7] for Int4, [0, 255] for UInt8, ...).
+// Throws tico::Error for a type isQuantizedDType rejects.
+int64_t qmin(DType dtype);
+int64_t qmax(DType dtype);
 
 } // namespace tico

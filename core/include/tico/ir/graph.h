@@ -56,6 +56,7 @@ struct TensorTypeSpec {
   DType dtype = DType::Unknown;
   Shape shape;
   std::string name; // value name; empty: derived from the node name
+  std::shared_ptr<const QuantParams> quant; // quantization parameters of the output, or null
 };
 
 class Graph {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "tico/ir/dtype.h"
+#include "tico/ir/quant_params.h"
 #include "tico/ir/shape.h"
 #include "tico/ir/tensor_data.h"
 
@@ -38,6 +39,14 @@ public:
     shape_ = std::move(shape);
   }
 
+  // Quantization parameters of a quantized tensor (its dtype is the storage type), or null.
+  // The record is shared and immutable: replace it, never change it in place.
+  const QuantParams *quant() const { return quant_.get(); }
+  const std::shared_ptr<const QuantParams> &quantShared() const { return quant_; }
+  bool isQuantized() const { return quant_ != nullptr; }
+  void setQuant(std::shared_ptr<const QuantParams> quant) { quant_ = std::move(quant); }
+  void setQuant(QuantParams quant) { quant_ = std::make_shared<const QuantParams>(std::move(quant)); }
+
   // For SymInt/SymFloat/SymBool values: the symbolic expression ("s0", "2*s0") and the hint.
   const std::string &symExpr() const { return sym_expr_; }
   int64_t symHint() const { return sym_hint_; }
@@ -73,6 +82,7 @@ private:
   std::string sym_expr_;
   int64_t sym_hint_ = 0;
   std::shared_ptr<const TensorData> constant_;
+  std::shared_ptr<const QuantParams> quant_;
   Node *producer_ = nullptr;
   int producer_output_ = 0;
   std::vector<Node *> users_;

@@ -40,6 +40,10 @@ public:
   int32_t constFloat(const std::vector<float> &values, std::vector<int64_t> shape,
                      const std::string &name_hint = "const");
   int32_t scalarFloat(float value, const std::string &name_hint = "const");
+  // Gives a tensor the lowering made (newTensor, constant) quantization parameters, in the
+  // encoding of tico/circle/quantization.h (tensors of IR values get theirs automatically).
+  // Throws tico::Error naming the tensor for parameters Circle cannot express.
+  void setQuantization(int32_t tensor, const QuantParams &quant);
 };
 
 class OpLowering {
