@@ -8,6 +8,7 @@
 
 #include "tico/support/error.h"
 
+#include <cstring>
 #include <map>
 
 namespace tico {
@@ -52,9 +53,9 @@ Tensor unpackedFourBit(const CircleSubGraph &graph, std::size_t index, const Ten
                 interp::shapeString(shape) + " needs " + std::to_string(expected) + " packed bytes but its buffer holds " +
                 std::to_string(data.nbytes()));
   const std::vector<std::byte> packed = data.contiguousBytes();
+  const std::vector<std::byte> bytes = interp::quant::unpackFourBit(packed, count, dtype == DType::Int8);
   Tensor unpacked = interp::allocate(dtype, std::move(shape));
-  interp::quant::unpackFourBit(reinterpret_cast<const uint8_t *>(packed.data()), count, dtype == DType::Int8,
-                               unpacked.mut<uint8_t>());
+  std::memcpy(unpacked.mut<uint8_t>(), bytes.data(), bytes.size());
   return unpacked;
 }
 

@@ -1,10 +1,10 @@
 #include "quant/qparams.h"
 
+#include "tico/circle/quantization.h"
 #include "tico/support/error.h"
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <sstream>
 
 namespace tico::interp::quant {
@@ -21,12 +21,9 @@ bool isPackedFourBit(circle::TensorType type) {
   return type == circle::TensorType::UINT4 || type == circle::TensorType::INT4;
 }
 
-void unpackFourBit(const uint8_t *packed, int64_t count, bool is_signed, uint8_t *out) {
-  for (int64_t i = 0; i < count; ++i) {
-    const uint8_t nibble = static_cast<uint8_t>((packed[i / 2] >> ((i % 2) * 4)) & 0x0F);
-    // Sign-extend bit 3 for INT4: 0x8..0xF are -8..-1.
-    out[i] = is_signed && (nibble & 0x08) != 0 ? static_cast<uint8_t>(nibble | 0xF0) : nibble;
-  }
+std::vector<std::byte> unpackFourBit(const std::vector<std::byte> &packed, int64_t count, bool is_signed) {
+  return unpackInt4(packed.data(), packed.size(), static_cast<std::size_t>(count),
+                    is_signed ? DType::Int4 : DType::UInt4);
 }
 
 bool isQuantizedTensor(const CircleTensor &tensor) {
@@ -44,42 +41,10 @@ bool isQuantizedTensor(const CircleTensor &tensor) {
   }
 }
 
-int64_t lowestOf(DType dtype) {
-  switch (dtype) {
-  case DType::UInt8: return 0;
-  case DType::Int8: return std::numeric_limits<int8_t>::min();
-  case DType::Int16: return std::numeric_limits<int16_t>::min();
-  case DType::Int32: return std::numeric_limits<int32_t>::min();
-  default: return std::numeric_limits<int64_t>::min();
-  }
-}
-
-int64_t highestOf(DType dtype) {
-  switch (dtype) {
-  case DType::UInt8: return std::numeric_limits<uint8_t>::max();
-  case DType::Int8: return std::numeric_limits<int8_t>::max();
-  case DType::Int16: return std::numeric_limits<int16_t>::max();
-  case DType::Int32: return std::numeric_limits<int32_t>::max();
-  default: return std::numeric_limits<int64_t>::max();
-  }
-}
-
 namespace {
 
 std::string label(const CircleTensor &tensor, const std::string &role) {
   return role + " '" + tensor.name + "'";
-}
-
-// The value range a 4-bit tensor's zero point must lie in (its unpacked type is wider).
-void nativeRange(const CircleTensor &tensor, int64_t &lo, int64_t &hi) {
-  if (tensor.type == circle::TensorType::UINT4) {
-    lo = 0, hi = 15;
-  } else if (tensor.type == circle::TensorType::INT4) {
-    lo = -8, hi = 7;
-  } else {
-    const DType dtype = elementTypeOf(tensor.type);
-    lo = lowestOf(dtype), hi = highestOf(dtype);
-  }
 }
 
 } // namespace
@@ -94,8 +59,9 @@ QParams qparamsOf(const CircleTensor &tensor, const std::string &role) {
   if (p.zero_point.size() != p.scale.size())
     throw Error(label(tensor, role) + " has " + std::to_string(p.scale.size()) + " scales and " +
                 std::to_string(p.zero_point.size()) + " zero points");
-  int64_t lo = 0, hi = 0;
-  nativeRange(tensor, lo, hi);
+  // The stored type's range (a 4-bit tensor's, not the wider one it is unpacked into).
+  const DType stored = fromCircleType(tensor.type);
+  const int64_t lo = qmin(stored), hi = qmax(stored);
   for (std::size_t i = 0; i < p.scale.size(); ++i) {
     if (!(std::isfinite(p.scale[i]) && p.scale[i] > 0.0))
       throw Error(label(tensor, role) + " has scale " + std::to_string(p.scale[i]) + " (must be positive and finite)");
@@ -125,7 +91,7 @@ QParams perTensorQParams(const CircleTensor &tensor, const std::string &role) {
 }
 
 Range activationRange(circle::ActivationFunctionType activation, double scale, int64_t zero_point, DType dtype) {
-  Range r{lowestOf(dtype), highestOf(dtype)};
+  Range r{qmin(dtype), qmax(dtype)};
   // Real bound -> the nearest code, clipped to the type (what the output would hold anyway).
   auto code = [&](double real) { return zero_point + static_cast<int64_t>(std::llround(real / scale)); };
   switch (activation) {

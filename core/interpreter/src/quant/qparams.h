@@ -4,13 +4,16 @@
 // Circle convention: real = scale · (q − zero_point); per-channel parameters run along
 // `quantized_dimension`. 4-bit tensors (UINT4 = −1, INT4 = 17) store two elements per byte,
 // element 2k in the low nibble; the interpreter unpacks them to one byte per element (uint8 /
-// int8) when it prepares the model, so kernels only ever see 8-bit weights.
+// int8, with tico::unpackInt4) when it prepares the model, so kernels only ever see 8-bit
+// weights. Integer ranges come from tico::qmin / tico::qmax.
 #pragma once
 
 #include "tensor.h"
 
 #include "tico/circle/model.h"
+#include "tico/ir/dtype.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -21,10 +24,8 @@ namespace tico::interp::quant {
 // unpacked form), everything else as fromCircleType. Throws for types without one.
 DType elementTypeOf(circle::TensorType type);
 bool isPackedFourBit(circle::TensorType type);
-
-// Unpacks `count` 4-bit elements (element 2k in the low nibble of byte k/2); signed nibbles
-// are sign-extended. `out` holds `count` bytes.
-void unpackFourBit(const uint8_t *packed, int64_t count, bool is_signed, uint8_t *out);
+// `count` 4-bit elements of `packed`, one byte each (tico::unpackInt4; signed ones sign-extended).
+std::vector<std::byte> unpackFourBit(const std::vector<std::byte> &packed, int64_t count, bool is_signed);
 
 // An integer tensor with quantization scales: what the quantized kernels run on.
 bool isQuantizedTensor(const CircleTensor &tensor);
@@ -46,9 +47,6 @@ struct QParams {
 QParams qparamsOf(const CircleTensor &tensor, const std::string &role);
 // The same, requiring a single scale.
 QParams perTensorQParams(const CircleTensor &tensor, const std::string &role);
-
-int64_t lowestOf(DType dtype);
-int64_t highestOf(DType dtype);
 
 // The integer clamp range of a fused activation for an output with `scale`/`zero_point` of
 // `dtype`: the activation's real bounds mapped into the quantized domain, intersected with

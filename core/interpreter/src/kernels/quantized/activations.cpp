@@ -17,7 +17,7 @@ template <typename T> void mapThroughTable(const Tensor &input, Tensor &out, con
                                            const quant::QParams &outp, double (*f)(double)) {
   const int64_t first = std::numeric_limits<T>::min();
   const int64_t entries = int64_t{std::numeric_limits<T>::max()} - first + 1;
-  const int64_t lo = quant::lowestOf(out.dtype), hi = quant::highestOf(out.dtype);
+  const int64_t lo = qmin(out.dtype), hi = qmax(out.dtype);
   std::vector<int64_t> table(static_cast<std::size_t>(entries));
   for (int64_t k = 0; k < entries; ++k) {
     const double real = in.scale[0] * static_cast<double>(first + k - in.zero_point[0]);

@@ -35,7 +35,7 @@ void runQuantizedMean(KernelContext &ctx) {
   const quant::Multiplier m =
       quant::quantizeMultiplier(in.scale[0] / (static_cast<double>(layout.inner) * outp.scale[0]), "mean");
   Tensor &out = ctx.allocateOutput(0, keep_dims ? layout.kept_dims_shape : layout.kept_shape);
-  const int64_t lo = quant::lowestOf(out.dtype), hi = quant::highestOf(out.dtype);
+  const int64_t lo = qmin(out.dtype), hi = qmax(out.dtype);
   const auto zero = static_cast<int32_t>(in.zero_point[0]);
   switch (input.dtype) {
   case DType::UInt8: meanRows<uint8_t>(layout, zero, m, outp.zero_point[0], lo, hi, out); break;

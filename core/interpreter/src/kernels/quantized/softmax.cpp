@@ -22,7 +22,7 @@ template <typename T> void softmaxRows(const Tensor &input, Tensor &out, double 
   for (int64_t d = 0; d < span; ++d)
     exps[static_cast<std::size_t>(d)] = std::llround(std::exp(-beta * in.scale[0] * static_cast<double>(d)) * 2147483648.0);
   const quant::Multiplier m = quant::quantizeMultiplier(1.0 / (2147483648.0 * outp.scale[0]), "softmax output");
-  const int64_t lo = quant::lowestOf(out.dtype), hi = quant::highestOf(out.dtype);
+  const int64_t lo = qmin(out.dtype), hi = qmax(out.dtype);
   const T *x = input.as<T>();
   std::vector<int64_t> codes(static_cast<std::size_t>(depth));
   for (int64_t r = 0; r < rows; ++r) {
