@@ -28,18 +28,19 @@ for target in "${targets[@]}"; do
   corpus="$build/fuzz-explore/$target"
   artifacts="$build/fuzz-explore/artifacts/$target"
   mkdir -p "$corpus" "$artifacts"
-  # Seeds as the CTest run takes them: checked in, except the Circle reader's, which are the
-  # models the circle-tools fixture writes into the build tree.
+  # Seeds as the CTest run takes them: checked in; the Circle reader's also the models the
+  # circle-tools fixture writes into the build tree.
   seeds="$repo/tests/fuzz/corpus/$target"
-  [ "$target" = circle-reader ] && seeds="$build/tests/circle-tools/data"
-  if [ ! -d "$seeds" ]; then
+  extra=()
+  [ "$target" = circle-reader ] && extra=("$build/tests/circle-tools/data")
+  if [ ! -d "$seeds" ] || { ((${#extra[@]})) && [ ! -d "${extra[0]}" ]; }; then
     echo "fuzz-explore: no seeds for $target at $seeds (for circle-reader: run ctest -R circle-tools.setup first)" >&2
     failed+=("$target")
     continue
   fi
   echo "== $target: ${seconds}s, random seed"
   if ! "$fuzzer" -seed=0 -max_total_time="$seconds" -rss_limit_mb=4096 -timeout=20 -print_final_stats=1 \
-      -artifact_prefix="$artifacts/" "$corpus" "$seeds" > "$build/fuzz-explore/$target.log" 2>&1; then
+      -artifact_prefix="$artifacts/" "$corpus" "$seeds" "${extra[@]}" > "$build/fuzz-explore/$target.log" 2>&1; then
     failed+=("$target")
     echo "   FOUND a failure: see $build/fuzz-explore/$target.log and $artifacts/"
   else

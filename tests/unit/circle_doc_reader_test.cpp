@@ -280,5 +280,18 @@ TEST_F(CircleDocReader, UncheckedIndicesAreLeftToTheVerifier) {
   EXPECT_EQ(read.subgraphs[0].operators[2].inputs[0], 77);
 }
 
+// Found by the circle-reader fuzzer: a zero_point vector whose 64-bit elements start on a
+// 4-byte boundary passes the FlatBuffers verifier; reading it would be a misaligned load.
+TEST_F(CircleDocReader, MisalignedZeroPointsAreADamagedFile) {
+  std::ifstream in(std::string(TICO_SOURCE_DIR) + "/tests/fuzz/corpus/circle-reader/regress-misaligned-zero-point.circle",
+                   std::ios::binary);
+  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(bytes.empty());
+  const std::string message = errorOf([&] { readCircleBytes(bytesOf(bytes), "z.circle"); });
+  EXPECT_NE(message.find("z.circle: "), std::string::npos) << message;
+  EXPECT_NE(message.find(".quantization.zero_point: the 64-bit zero points are not 8-byte aligned"), std::string::npos)
+      << message;
+}
+
 } // namespace
 } // namespace tico

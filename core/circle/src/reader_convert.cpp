@@ -13,6 +13,8 @@
 
 #include <flatbuffers/flatbuffers.h>
 
+#include <cstdint>
+
 namespace tico::circle_reader {
 namespace {
 
@@ -183,8 +185,14 @@ private:
     for (const auto *v : {q.min(), q.max(), q.scale()})
       if (v)
         budget_.charge(uint64_t{v->size()} * sizeof(float));
-    if (q.zero_point())
-      budget_.charge(uint64_t{q.zero_point()->size()} * sizeof(int64_t));
+    if (const auto *zero_point = q.zero_point()) {
+      budget_.charge(uint64_t{zero_point->size()} * sizeof(int64_t));
+      // The FlatBuffers verifier checks the 4-byte length prefix, not the alignment of 8-byte
+      // elements; reading them misaligned is undefined behaviour (found by the circle-reader
+      // fuzzer). Writers align them, so a misaligned vector means a damaged file.
+      if (zero_point->size() > 0 && reinterpret_cast<std::uintptr_t>(zero_point->Data()) % alignof(int64_t) != 0)
+        fail(path + ".zero_point", "the 64-bit zero points are not 8-byte aligned (damaged file)");
+    }
     if (const auto *custom = q.details_as_CustomQuantization(); custom && custom->custom())
       budget_.charge(custom->custom()->size());
 
