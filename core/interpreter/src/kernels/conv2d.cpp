@@ -7,7 +7,7 @@
 // convolutions use the input directly as the matrix.
 #include "gemm.h"
 #include "kernels/registrations.h"
-#include "kernels/window.h"
+#include "kernels/conv_geometry.h"
 
 #include <algorithm>
 #include <cstring>
@@ -22,17 +22,10 @@ void runConv2D(KernelContext &ctx) {
   const Tensor &filter = ctx.input(1);
   check(input.dtype == DType::Float32 && filter.dtype == DType::Float32,
         "input and filter must be float32, got " + dtypeString(input.dtype) + " and " + dtypeString(filter.dtype));
-  check(input.rank() == 4, "input must be NHWC (rank 4), got shape " + shapeString(input.shape));
-  check(filter.rank() == 4, "filter must be OHWI (rank 4), got shape " + shapeString(filter.shape));
-  const int64_t batch = input.dim(0), height = input.dim(1), width = input.dim(2), channels = input.dim(3);
-  const int64_t out_channels = filter.dim(0), kh = filter.dim(1), kw = filter.dim(2), group_channels = filter.dim(3);
-  check(group_channels > 0 && channels % group_channels == 0,
-        "filter " + shapeString(filter.shape) + " has " + std::to_string(group_channels) + " input channels, which does not divide the input's " +
-            std::to_string(channels));
-  const int64_t groups = channels / group_channels;
-  check(out_channels % groups == 0, "output channels (" + std::to_string(out_channels) +
-                                        ") are not a multiple of the group count " + std::to_string(groups));
-  const int64_t group_out = out_channels / groups;
+  const ConvGeometry geo = conv2dGeometry(input, filter, options);
+  const int64_t batch = geo.batch, height = geo.height, width = geo.width, channels = geo.channels;
+  const int64_t out_channels = geo.out_channels, kh = geo.kh, kw = geo.kw, group_channels = geo.group_channels;
+  const int64_t groups = geo.groups, group_out = geo.group_out;
 
   const float *bias = nullptr;
   if (ctx.present(2)) {
@@ -43,10 +36,8 @@ void runConv2D(KernelContext &ctx) {
     bias = b.as<float>();
   }
 
-  const int64_t dh = options.dilation_h_factor, dw = options.dilation_w_factor;
-  const int64_t sh = options.stride_h, sw = options.stride_w;
-  const WindowAxis wy = windowAxis(height, kh, sh, dh, options.padding, "height");
-  const WindowAxis wx = windowAxis(width, kw, sw, dw, options.padding, "width");
+  const int64_t dh = geo.dh, dw = geo.dw, sh = geo.sh, sw = geo.sw;
+  const WindowAxis wy = geo.wy, wx = geo.wx;
   Tensor &out = ctx.allocateOutput(0, DType::Float32, {batch, wy.out, wx.out, out_channels});
   const int64_t pixels = wy.out * wx.out;
   const int64_t patch = kh * kw * group_channels;

@@ -2,7 +2,7 @@
 // (optional): output channel c * multiplier + m reads input channel c. SAME/VALID padding,
 // strides, dilations, fused activation. The inner loop runs over contiguous channels.
 #include "kernels/registrations.h"
-#include "kernels/window.h"
+#include "kernels/conv_geometry.h"
 #include "parallel.h"
 
 #include <algorithm>
@@ -17,18 +17,9 @@ void runDepthwiseConv2D(KernelContext &ctx) {
   const Tensor &filter = ctx.input(1);
   check(input.dtype == DType::Float32 && filter.dtype == DType::Float32,
         "input and filter must be float32, got " + dtypeString(input.dtype) + " and " + dtypeString(filter.dtype));
-  check(input.rank() == 4, "input must be NHWC (rank 4), got shape " + shapeString(input.shape));
-  check(filter.rank() == 4 && filter.dim(0) == 1,
-        "filter must be [1, kh, kw, channels], got shape " + shapeString(filter.shape));
-  const int64_t batch = input.dim(0), height = input.dim(1), width = input.dim(2), channels = input.dim(3);
-  const int64_t kh = filter.dim(1), kw = filter.dim(2), out_channels = filter.dim(3);
-  check(channels > 0 && out_channels % channels == 0,
-        "filter has " + std::to_string(out_channels) + " channels, not a multiple of the input's " +
-            std::to_string(channels));
-  const int64_t multiplier = out_channels / channels;
-  check(options.depth_multiplier <= 0 || options.depth_multiplier == multiplier,
-        "depth_multiplier " + std::to_string(options.depth_multiplier) + " disagrees with the filter (" +
-            std::to_string(multiplier) + ")");
+  const ConvGeometry geo = depthwiseGeometry(input, filter, options);
+  const int64_t batch = geo.batch, height = geo.height, width = geo.width, channels = geo.channels;
+  const int64_t kh = geo.kh, kw = geo.kw, out_channels = geo.out_channels, multiplier = geo.multiplier;
   const float *bias = nullptr;
   if (ctx.present(2)) {
     const Tensor &b = ctx.input(2);
@@ -37,10 +28,8 @@ void runDepthwiseConv2D(KernelContext &ctx) {
               shapeString(b.shape));
     bias = b.as<float>();
   }
-  const int64_t dh = options.dilation_h_factor, dw = options.dilation_w_factor;
-  const int64_t sh = options.stride_h, sw = options.stride_w;
-  const WindowAxis wy = windowAxis(height, kh, sh, dh, options.padding, "height");
-  const WindowAxis wx = windowAxis(width, kw, sw, dw, options.padding, "width");
+  const int64_t dh = geo.dh, dw = geo.dw, sh = geo.sh, sw = geo.sw;
+  const WindowAxis wy = geo.wy, wx = geo.wx;
   Tensor &out = ctx.allocateOutput(0, DType::Float32, {batch, wy.out, wx.out, out_channels});
   const float *in = input.as<float>();
   const float *w = filter.as<float>();

@@ -4,7 +4,7 @@
 // which is the same as padding with the input's zero point (they contribute 0).
 #include "kernels/quantized/linear.h"
 #include "kernels/quantized/registrations.h"
-#include "kernels/window.h"
+#include "kernels/conv_geometry.h"
 #include "parallel.h"
 
 namespace tico::interp {
@@ -14,23 +14,14 @@ void runQuantizedConv2D(KernelContext &ctx) {
   const auto &options = ctx.options<circle::Conv2DOptionsT>();
   const Tensor &input = ctx.input(0);
   const Tensor &filter = ctx.input(1);
-  check(input.rank() == 4, "input must be NHWC (rank 4), got shape " + shapeString(input.shape));
-  check(filter.rank() == 4, "filter must be OHWI (rank 4), got shape " + shapeString(filter.shape));
-  const int64_t batch = input.dim(0), height = input.dim(1), width = input.dim(2), channels = input.dim(3);
-  const int64_t out_channels = filter.dim(0), kh = filter.dim(1), kw = filter.dim(2), group_channels = filter.dim(3);
-  check(group_channels > 0 && channels % group_channels == 0,
-        "filter " + shapeString(filter.shape) + " has " + std::to_string(group_channels) +
-            " input channels, which does not divide the input's " + std::to_string(channels));
-  const int64_t groups = channels / group_channels;
-  check(out_channels % groups == 0, "output channels (" + std::to_string(out_channels) +
-                                        ") are not a multiple of the group count " + std::to_string(groups));
-  const int64_t group_out = out_channels / groups;
+  const ConvGeometry geo = conv2dGeometry(input, filter, options);
+  const int64_t batch = geo.batch, height = geo.height, width = geo.width, channels = geo.channels;
+  const int64_t out_channels = geo.out_channels, kh = geo.kh, kw = geo.kw, group_channels = geo.group_channels;
+  const int64_t groups = geo.groups, group_out = geo.group_out;
   const quant::LinearQuant q = quant::prepareLinear(ctx, {1, 2, out_channels, 0, options.fused_activation_function});
 
-  const int64_t dh = options.dilation_h_factor, dw = options.dilation_w_factor;
-  const int64_t sh = options.stride_h, sw = options.stride_w;
-  const WindowAxis wy = windowAxis(height, kh, sh, dh, options.padding, "height");
-  const WindowAxis wx = windowAxis(width, kw, sw, dw, options.padding, "width");
+  const int64_t dh = geo.dh, dw = geo.dw, sh = geo.sh, sw = geo.sw;
+  const WindowAxis wy = geo.wy, wx = geo.wx;
   Tensor &out = ctx.allocateOutput(0, {batch, wy.out, wx.out, out_channels});
   quant::dispatchLinear(input.dtype, filter.dtype, [&](auto x_tag, auto w_tag, auto acc_tag) {
     using X = typename decltype(x_tag)::type;
