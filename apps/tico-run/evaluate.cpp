@@ -17,6 +17,14 @@ void evaluate(const Registry &registry, const Graph &graph, const EvaluateReques
     throw Error("--evaluate needs an evaluator plugin (libtico-aten-eval.so); none is loaded");
   if (request.output_dir.empty())
     throw Error("--evaluate needs --output-dir");
+  // The evaluator computes ATen ops on plain tensors; after the quantization stage values hold
+  // integer codes whose meaning is in their quantization parameters, which it does not apply.
+  for (const auto &node : graph.nodes())
+    for (const Value *v : node->outputs())
+      if (v->isQuantized())
+        throw Error("--evaluate: the graph holds quantized tensors ('" + v->name() + "', made by '" + node->name() +
+                    "'); the evaluator runs the graph before the quantization stage: evaluate with a pipeline "
+                    "without the 'quantize' stage, or run the converted Circle model (tico-circle run)");
   std::vector<std::shared_ptr<const TensorData>> inputs;
   for (const auto &path : request.inputs)
     inputs.push_back(readNpy(path));

@@ -54,7 +54,7 @@ std::string checkConvAttrs(const ConvAttrs &a) {
 
 int32_t convBias(CircleEmitter &emit, const Argument &bias, DType dtype, int64_t channels, const std::string &base) {
   if (!bias.isNone())
-    return castedTensor(emit, bias.asValue(), dtype, base + "_bias");
+    return biasTensor(emit, bias.asValue(), bias.asValue(), dtype, base + "_bias");
   return emit.constant(zeros(dtype, {channels}), base + "_zero_bias");
 }
 
@@ -77,8 +77,11 @@ void emitNhwcConvolution(CircleEmitter &emit, const NhwcConv &conv, int32_t outp
     PaddingChoice choice = choosePadding(conv.input_shape[1], conv.input_shape[2], h, w);
     if (choice == PaddingChoice::Same)
       padding = circle::Padding::SAME;
-    else if (choice == PaddingChoice::Explicit)
+    else if (choice == PaddingChoice::Explicit) {
       x = emitSpatialPad(emit, x, conv.dtype, conv.input_shape, a.padding[0], a.padding[1], nullptr, base);
+      if (conv.input_quant != nullptr && x != conv.input)
+        emit.setQuantization(x, *conv.input_quant); // PAD moves codes: fills with the zero point (real 0)
+    }
   }
   if (conv.kind == ConvKind::Regular) {
     circle::Conv2DOptionsT options_;
@@ -105,9 +108,11 @@ void emitNhwcConvolution(CircleEmitter &emit, const NhwcConv &conv, int32_t outp
 namespace {
 
 std::string checkFloatOperands(const Node &node, const char *what) {
-  if (auto r = requireFloat(node.input(0), what); !r.empty())
+  if (auto r = requireFloatOrQuantized(node.input(0), what); !r.empty())
     return r;
-  return requireFloat(node.input(1), what);
+  if (auto r = requireFloatOrQuantized(node.input(1), what); !r.empty())
+    return r;
+  return quantizedOperands(node, what);
 }
 
 // conv2d / convolution on NCHW input with OIHW weights.
@@ -126,7 +131,9 @@ public:
     if (input->rank() != 4 || weight->rank() != 4)
       return "only 2-D convolution of batched NCHW input is supported (input rank " + std::to_string(input->rank()) +
              ", weight rank " + std::to_string(weight->rank()) + ")";
-    if (auto r = checkFloatOperands(node, "CONV_2D"); !r.empty())
+    if (auto r = requireFloat(input, "CONV_2D"); !r.empty())
+      return r + " (quantized convolutions are the circle:: NHWC ops legalize-pre-defined-layout-operators makes)";
+    if (auto r = requireFloat(weight, "CONV_2D"); !r.empty())
       return r;
     ConvAttrs a = decodeConvAttrs(node);
     if (auto r = checkConvAttrs(a); !r.empty())
@@ -208,6 +215,7 @@ public:
     conv.dtype = input->dtype();
     conv.input = emit.tensor(input);
     conv.input_shape = input->shape();
+    conv.input_quant = input->quant();
     conv.weight = emit.tensor(weight);
     conv.kernel_h = weight->shape()[1].value();
     conv.kernel_w = weight->shape()[2].value();

@@ -33,6 +33,7 @@ struct NhwcConv {
   int32_t bias = -1;   // always present (zeros when PyTorch has none)
   int64_t depth_multiplier = 1;
   ConvAttrs attrs;
+  const QuantParams *input_quant = nullptr; // a quantized input's parameters (the PAD result keeps them)
 };
 
 // Emits (PAD +) CONV_2D or DEPTHWISE_CONV_2D writing the NHWC tensor `output`. SAME/VALID

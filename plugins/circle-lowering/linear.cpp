@@ -26,9 +26,11 @@ public:
     const Argument &bias = node.arg(2);
     if (!bias.isNone() && bias.asValue()->rank() != 1)
       return "FULLY_CONNECTED needs a 1-D bias";
-    if (auto r = requireFloat(input, "FULLY_CONNECTED"); !r.empty())
+    if (auto r = requireFloatOrQuantized(input, "FULLY_CONNECTED"); !r.empty())
       return r;
-    return requireFloat(weight, "FULLY_CONNECTED");
+    if (auto r = requireFloatOrQuantized(weight, "FULLY_CONNECTED"); !r.empty())
+      return r;
+    return quantizedOperands(node, "FULLY_CONNECTED");
   }
 
   void lower(const Node &node, CircleEmitter &emit) const override {
@@ -39,7 +41,7 @@ public:
     const Argument &bias = node.arg(2);
     int32_t bias_t = -1;
     if (!bias.isNone())
-      bias_t = castedTensor(emit, bias.asValue(), out->dtype(), node.name() + "_bias");
+      bias_t = biasTensor(emit, bias.asValue(), out, out->dtype(), node.name() + "_bias");
     circle::FullyConnectedOptionsT fc;
     fc.keep_num_dims = true;
     if (in->rank() != 1) {
@@ -49,6 +51,8 @@ public:
     // A vector input ([in] -> [out]): FULLY_CONNECTED over a 1-D input is legal Circle, but
     // runtimes validate its input as [batch, in] (onert 0.2 rejects a 1-D one at session
     // preparation), so the product runs on a one-row matrix: [in] -> [1, in] -> [1, out] -> [out].
+    if (out->isQuantized())
+      throw Error("quantized FULLY_CONNECTED of a 1-D input is not supported");
     Shape row{1, in->shape()[0]};
     int32_t matrix = emit.newTensor(in->dtype(), row, node.name() + "_input_row");
     emitReshapeInto(emit, input, row, nullptr, in, matrix, node.name() + "_input_row");

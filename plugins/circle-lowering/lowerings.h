@@ -38,5 +38,6 @@ void registerScatter(Registrar &registrar);
 void registerScatterIndexPut(Registrar &registrar);
 void registerScatterSelect(Registrar &registrar);
 void registerCircleCustom(Registrar &registrar);
+void registerQuantize(Registrar &registrar);
 
 } // namespace tico::lowering

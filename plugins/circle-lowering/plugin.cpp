@@ -42,6 +42,7 @@ void registerAll(tico::Registrar &r) {
   registerScatterIndexPut(r);
   registerScatterSelect(r);
   registerCircleCustom(r);
+  registerQuantize(r);
 }
 
 } // namespace

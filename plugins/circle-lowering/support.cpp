@@ -564,6 +564,36 @@ std::string requireFloat(const Value *value, std::string_view what) {
          std::string(torchDTypeName(value->dtype()));
 }
 
+std::string requireFloatOrQuantized(const Value *value, std::string_view what) {
+  if (value->isQuantized())
+    return {};
+  return requireFloat(value, what);
+}
+
+std::string quantizedOperands(const Node &node, std::string_view what) {
+  const Value *input = node.input(0);
+  const Value *weight = node.input(1);
+  const Value *out = node.output();
+  const Argument *bias = node.findArg("bias");
+  const Value *b = bias != nullptr && bias->isValue() ? bias->asValue() : nullptr;
+  const bool any = input->isQuantized() || weight->isQuantized() || out->isQuantized() || (b && b->isQuantized());
+  if (!any)
+    return {};
+  for (const Value *v : {input, weight, out, b})
+    if (v != nullptr && !v->isQuantized())
+      return "quantized " + std::string(what) + " needs quantized input, weight, result and bias; '" + v->name() +
+             "' has no quantization parameters";
+  if (b == nullptr && what != "FULLY_CONNECTED")
+    return "quantized " + std::string(what) + " needs a quantized bias (the quantize-bias pass makes one)";
+  return {};
+}
+
+int32_t biasTensor(CircleEmitter &emit, const Value *bias, const Value *out, DType dtype, const std::string &hint) {
+  if (bias->isQuantized() || out->isQuantized())
+    return emit.tensor(bias);
+  return castedTensor(emit, bias, dtype, hint);
+}
+
 IndexTensors adjacentIndexTensors(const std::vector<Value *> &indices) {
   IndexTensors out;
   bool seen = false, ended = false;

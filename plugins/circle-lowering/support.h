@@ -196,5 +196,13 @@ IndexTensors adjacentIndexTensors(const std::vector<Value *> &indices);
 
 // "" when `dtype` is a floating type Circle kernels compute in, else a reason naming `what`.
 std::string requireFloat(const Value *value, std::string_view what);
+// "" when `value` is float32 or a quantized tensor (quantized kernels run on its codes).
+std::string requireFloatOrQuantized(const Value *value, std::string_view what);
+// The bias operand of a FULLY_CONNECTED / convolution producing `out`: a quantized bias (the
+// quantize-bias pass made it) as it is, a float one cast to the result's dtype.
+// For FULLY_CONNECTED and the convolutions: "" when the operation is float, or when input,
+// weight, result and (present) bias are all quantized; else why not (a half-quantized node).
+std::string quantizedOperands(const Node &node, std::string_view what);
+int32_t biasTensor(CircleEmitter &emit, const Value *bias, const Value *out, DType dtype, const std::string &hint);
 
 } // namespace tico::lowering

@@ -8,6 +8,13 @@ namespace {
 void registerAll(tico::Registrar &r) {
   tico::quant_passes::registerQuantTypeRules(r);
   tico::quant_passes::registerDecomposeFakeQuantize(r);
+  // The conversion-time bundle (stage `quantize` of the default pipeline).
+  tico::quant_passes::registerRemoveWeightDequant(r);
+  tico::quant_passes::registerFoldQuantOps(r);
+  tico::quant_passes::registerPropagateQParamForward(r);
+  tico::quant_passes::registerPropagateQParamBackward(r);
+  tico::quant_passes::registerQuantizeBias(r);
+  tico::quant_passes::registerCheckMissingQParams(r);
 }
 
 } // namespace

@@ -21,4 +21,17 @@ void registerQuantTypeRules(Registrar &r);
 // decompose-fake-quantize: fake_quantize_* -> quantize + dequantize.
 void registerDecomposeFakeQuantize(Registrar &r);
 
+// The conversion-time bundle (the original's quantization bundle; docs/quantization.md).
+// remove-weight-dequant: integer constant + dequantize -> quantized constant.
+void registerRemoveWeightDequant(Registrar &r);
+// fold-quant-ops: quantize/dequantize pairs on activations -> qparams on the tensors.
+void registerFoldQuantOps(Registrar &r);
+// propagate-qparam-forward / -backward: qparams through data movement (and relu).
+void registerPropagateQParamForward(Registrar &r);
+void registerPropagateQParamBackward(Registrar &r);
+// quantize-bias: float bias of a quantized linear / convolution -> int32 / int64.
+void registerQuantizeBias(Registrar &r);
+// check-missing-qparams: every float tensor left in the quantized region, as one error.
+void registerCheckMissingQParams(Registrar &r);
+
 } // namespace tico::quant_passes

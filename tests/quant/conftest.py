@@ -12,7 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "e2e"))
 
-from harness import pipeline, source_dir, tico_run  # noqa: E402,F401
+from harness import pipeline, source_dir, tico_circle, tico_run  # noqa: E402,F401
 
 
 def pytest_configure(config) -> None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import collections
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 import torch
@@ -45,9 +45,6 @@ class QuantCase:
     source: str  # fake-quant | pt2e | tico
     build: Callable[[], tuple[torch.nn.Module, tuple[torch.Tensor, ...]]]
     decompositions: bool = False  # export, then run_decompositions() (cachemask forms)
-    # Quantization ops the default pipeline leaves for lowering, by op key; every one is
-    # reported as having no Circle lowering until qparam folding exists.
-    left_for_lowering: dict[str, int] = field(default_factory=dict)
 
     def export(self) -> tuple[torch.export.ExportedProgram, torch.nn.Module, tuple[torch.Tensor, ...]]:
         torch.manual_seed(0)
@@ -180,32 +177,16 @@ def _fake_quant_cases() -> list[QuantCase]:
                     index += 1
                     name = f"fq_{kind}_{act}_{'pc' if per_channel else 'pt'}{'' if bias else '_nobias'}" + (
                         "_tq" if tensor_qparams else "")
-                    weight_dq = "dequantize_per_channel" if per_channel else "dequantize_per_tensor"
-                    # Activations keep a quantize/dequantize pair each (input and output); the
-                    # weight's quantize is folded into an integer constant, its dequantize stays.
-                    left = collections.Counter({
-                        "quantized_decomposed::quantize_per_tensor.default": 2,
-                        "quantized_decomposed::dequantize_per_tensor.default": 2,
-                    })
-                    left[f"quantized_decomposed::{weight_dq}.default"] += 1
                     cases.append(QuantCase(name, "fake-quant",
-                                           _fake_quant_builder(kind, bias, act, weight, per_channel, tensor_qparams),
-                                           left_for_lowering=dict(left)))
+                                           _fake_quant_builder(kind, bias, act, weight, per_channel, tensor_qparams)))
     # 4-bit weights in an 8-bit storage type (uint4 range).
     cases.append(QuantCase("fq_linear_uint8_pc_uint4w", "fake-quant",
-                           _fake_quant_builder("linear", True, "uint8", "uint4", True, False),
-                           left_for_lowering={"quantized_decomposed::quantize_per_tensor.default": 2,
-                                              "quantized_decomposed::dequantize_per_tensor.default": 2,
-                                              "quantized_decomposed::dequantize_per_channel.default": 1}))
+                           _fake_quant_builder("linear", True, "uint8", "uint4", True, False)))
     # What run_decompositions() makes of fake-quantize: the cachemask forms.
     for kind, per_channel, tq in (("linear", True, True), ("conv", False, False)):
         name = f"fq_{kind}_uint8_{'pc' if per_channel else 'pt'}_decomposed"
-        weight_dq = "dequantize_per_channel" if per_channel else "dequantize_per_tensor"
-        left = collections.Counter({"quantized_decomposed::quantize_per_tensor.default": 2,
-                                    "quantized_decomposed::dequantize_per_tensor.default": 2})
-        left[f"quantized_decomposed::{weight_dq}.default"] += 1
         cases.append(QuantCase(name, "fake-quant", _fake_quant_builder(kind, True, "uint8", "uint8", per_channel, tq),
-                               decompositions=True, left_for_lowering=dict(left)))
+                               decompositions=True))
     return cases
 
 
@@ -257,21 +238,13 @@ def _pt2e_builder(model_class, shape, per_channel: bool):
 
 
 def _pt2e_cases() -> list[QuantCase]:
-    # Conversion leaves exactly the exported quantization ops (the weights are already int8
-    # buffers; fold-constants keeps dequantize nodes).
     specs = [
-        ("pt2e_cnn_pc", SmallCnn, (1, 3, 8, 8), True,
-         {"quantize_per_tensor.default": 5, "dequantize_per_tensor.default": 5, "dequantize_per_channel.default": 3}),
-        ("pt2e_cnn_pt", SmallCnn, (1, 3, 8, 8), False,
-         {"quantize_per_tensor.default": 5, "dequantize_per_tensor.default": 8}),
-        ("pt2e_mlp_pc", SmallMlp, (4, 16), True,
-         {"quantize_per_tensor.default": 3, "dequantize_per_tensor.default": 3, "dequantize_per_channel.default": 2}),
-        ("pt2e_mlp_pt", SmallMlp, (4, 16), False,
-         {"quantize_per_tensor.default": 3, "dequantize_per_tensor.default": 5}),
+        ("pt2e_cnn_pc", SmallCnn, (1, 3, 8, 8), True),
+        ("pt2e_cnn_pt", SmallCnn, (1, 3, 8, 8), False),
+        ("pt2e_mlp_pc", SmallMlp, (4, 16), True),
+        ("pt2e_mlp_pt", SmallMlp, (4, 16), False),
     ]
-    return [QuantCase(name, "pt2e", _pt2e_builder(cls, shape, pc),
-                      left_for_lowering={f"quantized_decomposed::{k}": v for k, v in left.items()})
-            for name, cls, shape, pc, left in specs]
+    return [QuantCase(name, "pt2e", _pt2e_builder(cls, shape, pc)) for name, cls, shape, pc in specs]
 
 
 # ---------------------------------------------------------------------------
@@ -320,16 +293,9 @@ def _tico_builder(model_class, shape, layers):
 
 
 def _tico_cases() -> list[QuantCase]:
-    # Per wrapped layer: input and output activation pairs, per-channel uint8 weights whose
-    # quantize folds into an integer constant.
-    def left(layers: int) -> dict[str, int]:
-        return {"quantized_decomposed::quantize_per_tensor.default": 2 * layers,
-                "quantized_decomposed::dequantize_per_tensor.default": 2 * layers,
-                "quantized_decomposed::dequantize_per_channel.default": layers}
-
     return [
-        QuantCase("tico_ptq_mlp", "tico", _tico_builder(_TicoMlp, (2, 16), ["fc1", "fc2"]), left_for_lowering=left(2)),
-        QuantCase("tico_ptq_cnn", "tico", _tico_builder(_TicoCnn, (1, 3, 6, 6), ["conv", "fc"]), left_for_lowering=left(2)),
+        QuantCase("tico_ptq_mlp", "tico", _tico_builder(_TicoMlp, (2, 16), ["fc1", "fc2"])),
+        QuantCase("tico_ptq_cnn", "tico", _tico_builder(_TicoCnn, (1, 3, 6, 6), ["conv", "fc"])),
     ]
 
 

@@ -1,0 +1,78 @@
+// propagate-qparam-forward (the original's PropagateQParamForward): a data-movement op (permute,
+// view, reshape, _unsafe_view, squeeze, unsqueeze, clone, flatten) whose input is quantized and
+// whose result has no parameters yet computes the quantized tensor: its result gets the input's
+// dtype and parameters (Circle's data-movement kernels move codes and require equal parameters).
+//
+//   %p: f32[1, 8, 8, 3] = aten::permute.default(%x, [0, 2, 3, 1])      %x: u8 {q: ...}
+//     -> %p: u8[1, 8, 8, 3] {q: same} = aten::permute.default(%x, [0, 2, 3, 1])
+//
+// Per-channel parameters follow a permute (the axis moves with its dimension); other ops keep
+// per-channel tensors as they are (check-missing-qparams reports them). A permute of a
+// quantized constant (a conv weight going channels-last) becomes a zero-copy permuted view of
+// the constant with the parameters, the original's QParamSafeConstPropPass for this case.
+#include "quant_passes.h"
+#include "quant_support.h"
+
+#include "tico/ir/shape_utils.h"
+#include "tico/ops/torch_ops.h"
+#include "tico/rewrite/builder.h"
+#include "tico/rewrite/driver.h"
+
+namespace tico::quant_passes {
+namespace {
+
+bool propagateForward(Node &node, rewrite::Rewriter &rewriter) {
+  if (node.numOutputs() != 1 || node.numArgs() == 0 || !node.arg(0).isValue())
+    return false;
+  Value *x = node.input(0);
+  Value *y = node.output();
+  if (!x->isQuantized() || y->isQuantized() || y->dtype() != DType::Float32 || x->quant()->isPerBlock())
+    return false;
+  QuantParams q = *x->quant();
+  const bool permute = node.opId() == ops::aten::permute_default;
+  std::vector<int64_t> perm;
+  if (permute) {
+    perm = normalizeDims(node.arg(1).asInts(), x->rank());
+    if (q.axis) {
+      for (std::size_t i = 0; i < perm.size(); ++i)
+        if (perm[i] == *q.axis)
+          q.axis = static_cast<int64_t>(i);
+    }
+  } else if (!q.isPerTensor()) {
+    return false;
+  }
+  if (x->isConstant()) {
+    if (!permute)
+      return false;
+    rewrite::Builder b = rewriter.builderFor(node);
+    Value *view = b.permuteOrView(x, perm, "_q");
+    if (!view->isConstant())
+      return false;
+    view->setType(x->dtype(), view->shape());
+    view->setQuant(std::move(q));
+    rewriter.replaceNode(&node, view);
+    return true;
+  }
+  y->setType(x->dtype(), y->shape());
+  y->setQuant(std::move(q));
+  for (Node *user : y->users())
+    rewriter.revisit(user);
+  return true;
+}
+
+} // namespace
+
+void registerPropagateQParamForward(Registrar &r) {
+  namespace aten = tico::ops::aten;
+  rewrite::DriverConfig config;
+  config.erase_dead = true;
+  r.addPass(rewrite::patternPassSpec(
+      "propagate-qparam-forward",
+      "Give the results of data-movement ops on quantized tensors the input's quantization (PropagateQParamForward)",
+      {aten::permute_default.key(), aten::view_default.key(), aten::reshape_default.key(),
+       aten::_unsafe_view_default.key(), aten::squeeze_dim.key(), aten::squeeze_dims.key(),
+       aten::unsqueeze_default.key(), aten::clone_default.key(), aten::flatten_using_ints.key()},
+      propagateForward, config));
+}
+
+} // namespace tico::quant_passes

@@ -1,0 +1,288 @@
+// Shared helpers of the conversion-time quantization passes (declared in quant_support.h).
+#include "quant_support.h"
+
+#include "quant_passes.h"
+#include "tico/ops/circle_ops.h"
+#include "tico/ops/torch_ops.h"
+
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+namespace tico::quant_passes {
+
+namespace aten = tico::ops::aten;
+namespace cops = tico::ops::circle;
+
+DType QNodeParams::storage() const {
+  if (quant_min == 0 && quant_max == 15)
+    return DType::UInt4;
+  if (quant_min == -8 && quant_max == 7)
+    return DType::Int4;
+  return dtype;
+}
+
+static bool inQuantizedDecomposed(const Node &node, std::string_view a, std::string_view b) {
+  const OpKey &op = node.op();
+  return op.ns == "quantized_decomposed" && (op.name == a || op.name == b);
+}
+
+bool isQuantizeNode(const Node &node) {
+  return inQuantizedDecomposed(node, "quantize_per_tensor", "quantize_per_channel");
+}
+
+bool isDequantizeNode(const Node &node) {
+  return inQuantizedDecomposed(node, "dequantize_per_tensor", "dequantize_per_channel");
+}
+
+std::string number(double v) {
+  std::ostringstream text;
+  text << v;
+  return text.str();
+}
+
+Error nodeError(const std::string &pass, const Node &node, const std::string &message) {
+  return Error(pass + ": node '" + node.name() + "' (" + node.op().str() + "): " + message);
+}
+
+std::optional<std::vector<double>> constantElements(const TensorData &data) {
+  const std::vector<std::byte> bytes = data.contiguousBytes();
+  const std::size_t count = static_cast<std::size_t>(data.numel());
+  std::vector<double> out(count);
+  auto read = [&]<typename T>(T) {
+    for (std::size_t i = 0; i < count; ++i) {
+      T v;
+      std::memcpy(&v, bytes.data() + i * sizeof(T), sizeof(T));
+      out[i] = static_cast<double>(v);
+    }
+    return std::optional<std::vector<double>>(std::move(out));
+  };
+  switch (data.dtype) {
+  case DType::Float32: return read(float{});
+  case DType::Float64: return read(double{});
+  case DType::Int64: return read(int64_t{});
+  case DType::Int32: return read(int32_t{});
+  case DType::Int16: return read(int16_t{});
+  case DType::Int8:
+  case DType::Int4: return read(int8_t{});
+  case DType::UInt8:
+  case DType::UInt4:
+  case DType::Bool: return read(uint8_t{});
+  default: return std::nullopt;
+  }
+}
+
+namespace {
+
+std::string tensorName(const Node &node) {
+  const Argument &a = node.arg(0);
+  return a.isValue() ? "'" + a.asValue()->name() + "'" : "?";
+}
+
+// The elements of a per-channel qparam argument (a constant tensor).
+std::optional<std::vector<double>> channelValues(const Argument &arg) {
+  if (!arg.isValue() || !arg.asValue()->isConstant())
+    return std::nullopt;
+  return constantElements(*arg.asValue()->constant());
+}
+
+} // namespace
+
+std::optional<QNodeParams> knownQNodeParams(const Node &node, const std::string &pass) {
+  if (node.op().overload != "default" || node.numArgs() == 0 || !node.arg(0).isValue())
+    return std::nullopt;
+  const bool per_channel = node.op().name.ends_with("per_channel");
+  const Argument *lo = node.findArg("quant_min");
+  const Argument *hi = node.findArg("quant_max");
+  const Argument *dtype = node.findArg("dtype");
+  if (lo == nullptr || hi == nullptr || dtype == nullptr || !lo->isInt() || !hi->isInt() ||
+      dtype->kind() != Argument::Kind::ScalarType)
+    return std::nullopt;
+  QNodeParams p;
+  p.dtype = dtype->asScalarType();
+  p.quant_min = lo->asInt();
+  p.quant_max = hi->asInt();
+  const Value *input = node.arg(0).asValue();
+  std::vector<double> scales, zero_points;
+  if (per_channel) {
+    const Argument *axis = node.findArg("axis");
+    auto s = channelValues(node.arg("scales"));
+    auto z = channelValues(node.arg("zero_points"));
+    if (axis == nullptr || !axis->isInt() || !s || !z)
+      return std::nullopt;
+    int64_t a = axis->asInt();
+    const int64_t rank = input->rank();
+    if (a < -rank || a >= rank)
+      throw nodeError(pass, node, "per-channel axis " + std::to_string(a) + " is out of range for tensor " +
+                                      tensorName(node) + " of rank " + std::to_string(rank));
+    if (a < 0)
+      a += rank;
+    const Dim &dim = input->shape()[static_cast<std::size_t>(a)];
+    if (s->size() != z->size() || (!dim.isSymbolic() && static_cast<int64_t>(s->size()) != dim.value()))
+      throw nodeError(pass, node, "tensor " + tensorName(node) + " has " +
+                                      (dim.isSymbolic() ? std::string("a symbolic number of") : std::to_string(dim.value())) +
+                                      " channels along axis " + std::to_string(a) + ", but " + std::to_string(s->size()) +
+                                      " scales and " + std::to_string(z->size()) + " zero points");
+    p.params.axis = a;
+    scales = *s;
+    zero_points = *z;
+  } else {
+    const Argument *s = node.findArg("scale");
+    const Argument *z = node.findArg("zero_point");
+    if (s == nullptr || z == nullptr || !s->isNumber() || !z->isNumber())
+      return std::nullopt;
+    scales = {s->asDouble()};
+    zero_points = {z->asDouble()};
+  }
+  for (double s : scales) {
+    if (!(std::isfinite(s) && s > 0))
+      throw nodeError(pass, node, "scale " + number(s) + " of tensor " + tensorName(node) +
+                                      " is not a positive finite number");
+    if (!std::isfinite(static_cast<float>(s)) || static_cast<float>(s) <= 0.0f)
+      throw nodeError(pass, node, "scale " + number(s) + " of tensor " + tensorName(node) +
+                                      " is not a positive float32 number");
+    p.params.scale.push_back(static_cast<float>(s));
+  }
+  for (double z : zero_points) {
+    if (!(z >= static_cast<double>(p.quant_min) && z <= static_cast<double>(p.quant_max)) || z != std::trunc(z))
+      throw nodeError(pass, node, "zero point " + number(z) + " of tensor " + tensorName(node) +
+                                      " is outside the quantization range [" + std::to_string(p.quant_min) + ", " +
+                                      std::to_string(p.quant_max) + "]");
+    p.params.zero_point.push_back(static_cast<int64_t>(z));
+  }
+  auto range_dtype = storageDTypeForRange(p.quant_min, p.quant_max);
+  if (!range_dtype || *range_dtype != p.dtype)
+    throw nodeError(pass, node, "quantization range [" + std::to_string(p.quant_min) + ", " +
+                                    std::to_string(p.quant_max) + "] of tensor " + tensorName(node) +
+                                    " does not fit its storage dtype " + std::string(dtypeName(p.dtype)));
+  if (p.dtype == DType::UInt16)
+    throw nodeError(pass, node, "uint16 quantization (tensor " + tensorName(node) +
+                                    ") has no Circle tensor type");
+  return p;
+}
+
+bool isDataMovement(const Node &node) {
+  const OpId op = node.opId();
+  return op == aten::permute_default || op == aten::view_default || op == aten::reshape_default ||
+         op == aten::_unsafe_view_default || op == aten::squeeze_dim || op == aten::squeeze_dims ||
+         op == aten::unsqueeze_default || op == aten::clone_default || op == aten::flatten_using_ints;
+}
+
+bool isQuantizedCompute(const Node &node) {
+  const OpId op = node.opId();
+  return op == aten::linear_default || op == cops::conv2d_default || op == cops::conv2d_padding ||
+         op == cops::depthwise_conv2d_default || op == cops::depthwise_conv2d_padding;
+}
+
+namespace {
+
+constexpr int kMaxDepth = 256;
+
+bool isKnownDequantize(const Node &node) { return isDequantizeNode(node) && node.op().overload == "default"; }
+
+bool sourceAt(const Value *v, int depth) {
+  if (v == nullptr || !v->isTensor())
+    return false;
+  if (v->isQuantized())
+    return true;
+  const Node *p = v->producer();
+  if (p == nullptr || depth > kMaxDepth)
+    return false;
+  if (isKnownDequantize(*p))
+    return true;
+  if (p->numOutputs() != 1 || p->numArgs() == 0 || !p->arg(0).isValue())
+    return false;
+  if (isDataMovement(*p) || p->opId() == aten::relu_default)
+    return sourceAt(p->input(0), depth + 1);
+  if (isQuantizedCompute(*p))
+    return p->arg(1).isValue() && sourceAt(p->input(0), depth + 1) && sourceAt(p->input(1), depth + 1);
+  return false;
+}
+
+bool sinkAt(const Graph &graph, const Value *v, int depth) {
+  if (v->isQuantized())
+    return true;
+  if (depth > kMaxDepth || !v->hasUsers() || graph.isGraphOutput(v))
+    return false;
+  for (const Node *user : v->users()) {
+    if (isQuantizeNode(*user) && user->op().overload == "default" && user->input(0) == v)
+      continue;
+    const bool movement = isDataMovement(*user) || user->opId() == aten::relu_default;
+    const bool reads = user->numArgs() > 0 && user->arg(0).isValue() &&
+                       (user->input(0) == v ||
+                        (isQuantizedCompute(*user) && user->numArgs() > 1 && user->arg(1).isValue() && user->input(1) == v));
+    if (!(movement || isQuantizedCompute(*user)) || !reads || user->numOutputs() != 1 ||
+        !sinkAt(graph, user->output(), depth + 1))
+      return false;
+  }
+  return true;
+}
+
+} // namespace
+
+bool quantizedSource(const Value *v) { return sourceAt(v, 0); }
+
+bool quantizedSink(const Graph &graph, const Value *v) { return sinkAt(graph, v, 0); }
+
+bool quantizableInputs(const Node &node) {
+  if (node.numOutputs() != 1 || node.numArgs() == 0 || !node.arg(0).isValue())
+    return false;
+  if (isDataMovement(node) || node.opId() == aten::relu_default)
+    return quantizedSource(node.input(0));
+  if (isQuantizedCompute(node))
+    return node.arg(1).isValue() && quantizedSource(node.input(0)) && quantizedSource(node.input(1));
+  return false;
+}
+
+bool quantizableNode(const Graph &graph, const Node &node) {
+  return quantizableInputs(node) && quantizedSink(graph, node.output());
+}
+
+std::optional<std::size_t> argIndex(const Node &node, std::string_view name) {
+  for (std::size_t i = 0; i < node.numArgs(); ++i)
+    if (node.args()[i].name == name)
+      return i;
+  return std::nullopt;
+}
+
+bool replaceUsesIn(rewrite::Rewriter &rewriter, Node &user, Value *from, Value *to) {
+  bool changed = false;
+  for (std::size_t i = 0; i < user.numArgs(); ++i) {
+    const Argument &a = user.arg(i);
+    if (a.isValue()) {
+      if (a.asValue() == from) {
+        rewriter.setArg(&user, i, Argument::value(to));
+        changed = true;
+      }
+    } else if (a.kind() == Argument::Kind::ValueList) {
+      std::vector<Value *> vs = a.asValues();
+      bool hit = false;
+      for (Value *&v : vs)
+        if (v == from) {
+          v = to;
+          hit = true;
+        }
+      if (hit) {
+        rewriter.setArg(&user, i, Argument::values(std::move(vs)));
+        changed = true;
+      }
+    }
+  }
+  return changed;
+}
+
+std::string describe(const QuantParams &q, DType dtype) {
+  std::ostringstream text;
+  text << dtypeName(dtype) << " scale=[";
+  for (std::size_t i = 0; i < q.scale.size() && i < 4; ++i)
+    text << (i ? ", " : "") << q.scale[i];
+  text << (q.scale.size() > 4 ? ", ...]" : "]") << " zp=[";
+  for (std::size_t i = 0; i < q.zero_point.size() && i < 4; ++i)
+    text << (i ? ", " : "") << q.zero_point[i];
+  text << (q.zero_point.size() > 4 ? ", ...]" : "]");
+  if (q.axis)
+    text << " axis=" << *q.axis;
+  return text.str();
+}
+
+} // namespace tico::quant_passes

@@ -1,0 +1,77 @@
+// Shared helpers of the conversion-time quantization passes (fold-quant-ops,
+// remove-weight-dequant, propagate-qparam-forward/backward, quantize-bias,
+// check-missing-qparams): reading the qparams of quantize/dequantize nodes, the op sets the
+// bundle quantizes, and error messages naming node and tensor.
+#pragma once
+
+#include "tico/ir/graph.h"
+#include "tico/ir/node.h"
+#include "tico/ir/quant_params.h"
+#include "tico/rewrite/pattern.h"
+#include "tico/support/error.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tico::quant_passes {
+
+// The quantization a quantize/dequantize node applies: storage dtype, range, parameters.
+struct QNodeParams {
+  DType dtype = DType::Unknown; // the storage dtype the node names (u8 for the uint4 range)
+  int64_t quant_min = 0;
+  int64_t quant_max = 0;
+  QuantParams params;
+  // The dtype a value quantized this way gets in the IR: the `dtype` argument, or u4/i4 for
+  // the 4-bit ranges (0, 15) / (-8, 7) held in an 8-bit type.
+  DType storage() const;
+};
+
+bool isQuantizeNode(const Node &node);   // quantize_per_tensor/per_channel (any overload)
+bool isDequantizeNode(const Node &node); // dequantize_per_tensor/per_channel (any overload)
+
+// The parameters of a .default quantize/dequantize node whose qparams the conversion knows
+// (numbers, or constant tensors for the per-channel forms); nullopt for run-time qparams
+// (the .tensor overloads). Bad values (a scale that is not a positive finite number, a zero
+// point outside the range, a per-channel axis outside the rank or a channel count that is not
+// the dimension's size) are errors naming the node, the tensor and the pass.
+std::optional<QNodeParams> knownQNodeParams(const Node &node, const std::string &pass);
+
+// Ops whose results are their input's values moved around: quantized values keep their
+// parameters through them (the Circle data-movement kernels require equal parameters).
+bool isDataMovement(const Node &node);
+// Ops with quantized Circle kernels the bundle produces: linear -> FULLY_CONNECTED,
+// circle::conv2d / depthwise_conv2d -> CONV_2D / DEPTHWISE_CONV_2D.
+bool isQuantizedCompute(const Node &node);
+
+// The regions the bundle quantizes. A value is a quantized *source* when it is quantized, the
+// result of a dequantize with known parameters, or the result of an op the bundle quantizes
+// whose inputs are sources (looking backwards). It is a quantized *sink* when it is quantized,
+// or when every reader takes it quantized: a quantize node, or an op the bundle quantizes whose
+// result is a sink (looking forwards); a graph output never is. An op is quantizable when it
+// is a data-movement op, relu (which becomes a requantize or disappears) or a compute op, with
+// sources for its data inputs (input, and the weight of a compute op) and a sink for its result. Only quantizable ops are given
+// quantized operands; everything else keeps reading dequantized values in float.
+bool quantizedSource(const Value *v);
+bool quantizedSink(const Graph &graph, const Value *v);
+bool quantizableInputs(const Node &node);
+bool quantizableNode(const Graph &graph, const Node &node);
+
+// Index of the argument named `name`, or nullopt.
+std::optional<std::size_t> argIndex(const Node &node, std::string_view name);
+
+// Makes every argument slot of `user` that reads `from` read `to` instead (through the
+// rewriter, value lists included). Returns whether it changed anything.
+bool replaceUsesIn(rewrite::Rewriter &rewriter, Node &user, Value *from, Value *to);
+
+// Every element of a constant as a double (float, integer and bool dtypes); nullopt otherwise.
+std::optional<std::vector<double>> constantElements(const TensorData &data);
+
+// "scale=[0.5] zp=[3]" and friends, for messages.
+std::string describe(const QuantParams &q, DType dtype);
+std::string number(double v);
+
+// A tico::Error "<pass>: node 'n' (op): message".
+Error nodeError(const std::string &pass, const Node &node, const std::string &message);
+
+} // namespace tico::quant_passes
