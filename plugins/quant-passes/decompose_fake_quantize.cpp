@@ -22,6 +22,7 @@
 // Only float32 inputs are decomposed: the decomposed ops produce float32, fake-quantize keeps
 // the input's dtype.
 #include "quant_passes.h"
+#include "quant_support.h"
 
 #include "tico/ir/graph.h"
 #include "tico/ops/torch_ops.h"
@@ -31,7 +32,6 @@
 #include "tico/support/error.h"
 
 #include <cmath>
-#include <cstring>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -61,36 +61,10 @@ int64_t staticInt(const Node &node, std::string_view name) {
   return a.asInt();
 }
 
-// Every element of a constant tensor as a double (exact for every dtype read here).
-std::optional<std::vector<double>> elements(const TensorData &data) {
-  const std::vector<std::byte> bytes = data.contiguousBytes();
-  const std::size_t count = static_cast<std::size_t>(data.numel());
-  std::vector<double> out(count);
-  auto read = [&]<typename T>(T) {
-    for (std::size_t i = 0; i < count; ++i) {
-      T v;
-      std::memcpy(&v, bytes.data() + i * sizeof(T), sizeof(T));
-      out[i] = static_cast<double>(v);
-    }
-    return std::optional<std::vector<double>>(std::move(out));
-  };
-  switch (data.dtype) {
-  case DType::Float32: return read(float{});
-  case DType::Float64: return read(double{});
-  case DType::Int64: return read(int64_t{});
-  case DType::Int32: return read(int32_t{});
-  case DType::Int16: return read(int16_t{});
-  case DType::Int8: return read(int8_t{});
-  case DType::UInt8:
-  case DType::Bool: return read(uint8_t{});
-  default: return std::nullopt;
-  }
-}
-
 std::optional<double> onlyElement(const TensorData &data) {
   if (data.numel() != 1)
     return std::nullopt;
-  auto all = elements(data);
+  auto all = constantElements(data);
   return all ? std::optional<double>(all->front()) : std::nullopt;
 }
 
@@ -186,7 +160,7 @@ std::vector<double> knownValues(const Argument &arg) {
   if (arg.isNumber())
     return {arg.asDouble()};
   if (arg.isValue() && arg.asValue()->isConstant())
-    if (auto all = elements(*arg.asValue()->constant()))
+    if (auto all = constantElements(*arg.asValue()->constant()))
       return *all;
   return {};
 }
