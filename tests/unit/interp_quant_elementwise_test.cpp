@@ -1,4 +1,4 @@
-// Quantized ADD/SUB/MUL (broadcasting), QUANTIZE requantization, LOGISTIC/TANH, SOFTMAX, MEAN
+// Quantized ADD/SUB/MUL (broadcasting), QUANTIZE requantization, RELU, LOGISTIC/TANH, SOFTMAX, MEAN
 // and CONCATENATION against real arithmetic in double on the dequantized inputs (within 1
 // output step), plus hand-checked codes.
 #include "interp_quant_test_support.h"
@@ -90,6 +90,45 @@ TEST(InterpQuantRequantize, QuantizeBetweenTypesAndScales) {
   b.output(out);
   EXPECT_EQ(codesOf(*runModel(b.build(), {codes(DType::UInt8, {3}, {0, 128, 255})})[0]),
             (std::vector<int64_t>{-128, 0, 127}));
+}
+
+TEST(InterpQuantActivations, ReluRequantizesAndClampsAtRealZero) {
+  // The original converter's relu between two quantized tensors: other parameters on each side
+  // (uint8 with the output zero point at 0, int8 and int16 symmetric, where the clamp at the
+  // output zero point does the relu), and one case with the same parameters on both.
+  struct Case {
+    DType dtype;
+    QParams in, out;
+  };
+  const Case cases[] = {
+      {DType::UInt8, {{0.0114105325f}, {135}}, {{0.005375976f}, {0}}},
+      {DType::Int8, {{0.04f}, {-5}}, {{0.03f}, {0}}},
+      {DType::Int16, {{6.0742295e-05f}, {0}}, {{3.1e-05f}, {0}}},
+      {DType::Int16, {{6.0742295e-05f}, {0}}, {{6.0742295e-05f}, {0}}},
+  };
+  for (const Case &c : cases) {
+    const auto x = randomCodes(200, lowest(c.dtype), highest(c.dtype), 71);
+    ModelBuilder b;
+    const int32_t in = qinput(b, "x", c.dtype, {200}, c.in);
+    const int32_t out = qtensor(b, "y", c.dtype, {200}, c.out);
+    b.op(B::RELU, {in}, {out});
+    b.output(out);
+    const auto got = codesOf(*runModel(b.build(), {codes(c.dtype, {200}, x)})[0]);
+    std::vector<double> ideal;
+    for (int64_t q : x)
+      ideal.push_back(idealCode(std::max(0.0, real(q, c.in)), c.out, c.dtype));
+    EXPECT_LE(maxStepError(got, ideal, "RELU " + name(c.dtype)), 1.0);
+    for (int64_t code : got)
+      EXPECT_GE(code, c.out.zp()) << "RELU " << name(c.dtype) << " left a code below real 0";
+  }
+  // Hand-checked: scale 0.5 zp 10 -> scale 0.25 zp 0: codes 4, 10, 11, 30 are -3, 0, 0.5, 10.
+  ModelBuilder b;
+  const int32_t in = qinput(b, "x", DType::UInt8, {4}, {{0.5f}, {10}});
+  const int32_t out = qtensor(b, "y", DType::UInt8, {4}, {{0.25f}, {0}});
+  b.op(B::RELU, {in}, {out});
+  b.output(out);
+  EXPECT_EQ(codesOf(*runModel(b.build(), {codes(DType::UInt8, {4}, {4, 10, 11, 30})})[0]),
+            (std::vector<int64_t>{0, 0, 2, 40}));
 }
 
 TEST(InterpQuantActivations, LogisticAndTanhTablesAreWithinHalfAStep) {

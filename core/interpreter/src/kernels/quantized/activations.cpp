@@ -3,12 +3,19 @@
 // from zero to the output's grid and clamped. A table is exact to half an output step, costs
 // one load per element, and is how 8-bit NPUs commonly implement these functions; it is built
 // per run from the operator's parameters (65536 evaluations at most).
+//
+// Quantized RELU (what the original converter writes for a relu between two quantized tensors,
+// each with its own parameters): the requantization QUANTIZE does, q_out = zp_out + (q_in −
+// zp_in) · M with M = s_in / s_out in fixed point, clamped below at the output zero point (real
+// 0) and above at the type's maximum; input and output of one type.
 #include "kernels/quantized/checks.h"
 #include "kernels/quantized/linear.h"
 #include "kernels/quantized/registrations.h"
+#include "quant/fixed_point.h"
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace tico::interp {
 namespace {
@@ -49,11 +56,47 @@ template <double (*kFunction)(double)> void runTable(KernelContext &ctx) {
 
 std::string checkTable(const OpSignature &op) { return quant::checkPerTensorCodes(op, {0}); }
 
+template <typename T> void reluInto(const Tensor &input, Tensor &out, const quant::QParams &in, const quant::QParams &outp) {
+  const quant::Multiplier m = quant::quantizeMultiplier(in.scale[0] / outp.scale[0], "RELU requantization");
+  const int64_t zp_in = in.zero_point[0], zp_out = outp.zero_point[0];
+  const int64_t lo = std::max<int64_t>(std::numeric_limits<T>::min(), zp_out), hi = std::numeric_limits<T>::max();
+  const T *x = input.as<T>();
+  T *y = out.mut<T>();
+  for (int64_t i = 0; i < input.numel(); ++i) {
+    // The difference of two codes fits int32 for every 8- and 16-bit type.
+    const int64_t v = zp_out + quant::multiplyByQuantizedMultiplier(static_cast<int32_t>(int64_t{x[i]} - zp_in), m);
+    y[i] = static_cast<T>(std::clamp(v, lo, hi));
+  }
+}
+
+void runRelu(KernelContext &ctx) {
+  const Tensor &input = ctx.input(0);
+  const quant::QParams in = quant::perTensorQParams(ctx.inputTensor(0), "input");
+  const quant::QParams outp = quant::perTensorQParams(ctx.outputTensor(0), "output");
+  Tensor &out = ctx.allocateOutput(0, input.shape);
+  switch (input.dtype) {
+  case DType::UInt8: reluInto<uint8_t>(input, out, in, outp); break;
+  case DType::Int8: reluInto<int8_t>(input, out, in, outp); break;
+  case DType::Int16: reluInto<int16_t>(input, out, in, outp); break;
+  default: throw Error("quantized input must be uint8, int8 or int16, got " + dtypeString(input.dtype));
+  }
+}
+
+std::string checkRelu(const OpSignature &op) {
+  if (auto reason = quant::checkPerTensorCodes(op, {0}); !reason.empty())
+    return reason;
+  if (op.inputType(0) != op.outputType(0))
+    return "input " + dtypeString(op.inputType(0)) + " and output " + dtypeString(op.outputType(0)) +
+           " differ (RELU keeps the type)";
+  return "";
+}
+
 } // namespace
 
 void registerQuantizedActivations(KernelTable &table) {
   table.addQuantized(circle::BuiltinOperator::LOGISTIC, runTable<logistic>, checkTable);
   table.addQuantized(circle::BuiltinOperator::TANH, runTable<hyperbolicTangent>, checkTable);
+  table.addQuantized(circle::BuiltinOperator::RELU, runRelu, checkRelu);
 }
 
 } // namespace tico::interp
