@@ -12,7 +12,11 @@ Three sources, as real users produce them (none of these graphs is written by ha
   XNNPACK quantizer; the program holds ``quantized_decomposed`` quantize/dequantize ops and
   int8 weights.
 * ``tico``: the original converter's own quantizer (``pip install tico``):
-  ``prepare(PTQConfig())`` -> calibrate -> ``convert``, then ``torch.export``.
+  ``prepare(PTQConfig(...))`` -> calibrate -> ``convert``, then ``torch.export``; uint8 by
+  default, also uint4 weights and int16 activations.
+
+Each builder also records the float model the quantized one was made from
+(``float_reference(module)``, same weights, no quantization) for the SQNR measures.
 
 ``python quant_models.py`` prints, per model, the quantization targets torch.export records
 (the table of docs/quantization.md).
@@ -21,6 +25,7 @@ Three sources, as real users produce them (none of these graphs is written by ha
 from __future__ import annotations
 
 import collections
+import copy
 import warnings
 from dataclasses import dataclass
 from typing import Callable
@@ -35,6 +40,25 @@ RANGES = {
     "int16": (-32768, 32767),
     "uint4": (0, 15),
 }
+
+
+class FloatReference:
+    """The float model a quantized test model was made from (same weights, no quantization), for
+    the SQNR measures. Held as a plain attribute (``module.float_reference``), which torch.export
+    does not see: the exported program is the same with or without it."""
+
+    def __init__(self, forward: Callable[..., torch.Tensor]):
+        self.forward = forward
+
+    def __call__(self, *inputs: torch.Tensor) -> torch.Tensor:
+        with torch.no_grad():
+            return self.forward(*inputs)
+
+
+def float_reference(module: torch.nn.Module) -> FloatReference | None:
+    """The float model of a module built by a case, or None when its builder records none."""
+    reference = getattr(module, "float_reference", None)
+    return reference if isinstance(reference, FloatReference) else None
 
 
 @dataclass
@@ -158,6 +182,39 @@ def _fake_quant_builder(kind: str, bias: bool, act: str, weight: str, per_channe
             layer, x = torch.nn.Conv2d(3, 4, 3, bias=bias), torch.randn(1, 3, 8, 8)
         module = _FakeQuantLayer(layer, act, weight, per_channel, tensor_qparams).eval()
         module.calibrate(x * 1.25)  # calibration data a little wider than the test input
+        module.float_reference = FloatReference(lambda x: module._compute(x, module.layer.weight))
+        return module, (x,)
+
+    return build
+
+
+class _FakeQuantStack(torch.nn.Module):
+    """Fake-quantized linear layers one after the other, each calibrated on the previous one's
+    output (its input fake-quantize then has nearly, not exactly, the previous output's qparams)."""
+
+    def __init__(self, layers: list[_FakeQuantLayer]):
+        super().__init__()
+        self.layers = torch.nn.ModuleList(layers)
+
+    def calibrate(self, x: torch.Tensor) -> None:
+        for layer in self.layers:
+            layer.calibrate(x)
+            with torch.no_grad():
+                x = layer(x)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+
+def _fake_quant_stack_builder(width: int, depth: int, act: str, weight: str):
+    def build():
+        layers = [_FakeQuantLayer(torch.nn.Linear(width, width), act, weight, True, False) for _ in range(depth)]
+        x = torch.randn(2, width)
+        module = _FakeQuantStack(layers).eval()
+        module.calibrate(x * 1.25)
+        module.float_reference = FloatReference(torch.nn.Sequential(*[layer.layer for layer in layers]).eval())
         return module, (x,)
 
     return build
@@ -226,13 +283,16 @@ def _pt2e_builder(model_class, shape, per_channel: bool):
             from torchao.testing.pt2e._xnnpack_quantizer import XNNPACKQuantizer, get_symmetric_quantization_config
 
             model = model_class().eval()
+            reference = copy.deepcopy(model)  # the float model, untouched by the quantizer
             example = (torch.randn(*shape),)
             captured = torch.export.export(model, example).module()
             quantizer = XNNPACKQuantizer().set_global(get_symmetric_quantization_config(is_per_channel=per_channel))
             prepared = prepare_pt2e(captured, quantizer)
             for _ in range(4):
                 prepared(torch.randn(*shape))
-            return convert_pt2e(prepared), example
+            converted = convert_pt2e(prepared)
+            converted.float_reference = FloatReference(reference)
+            return converted, example
 
     return build
 
@@ -272,31 +332,76 @@ class _TicoCnn(torch.nn.Module):
         return self.fc(torch.flatten(torch.relu(self.conv(x)), 1))
 
 
-def _tico_builder(model_class, shape, layers):
+class _TicoMlp3(torch.nn.Module):
+    """Three linear layers with two relus (the original's quantizer wraps each linear)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = torch.nn.Linear(16, 32)
+        self.fc2 = torch.nn.Linear(32, 32)
+        self.fc3 = torch.nn.Linear(32, 8)
+
+    def forward(self, x):
+        return self.fc3(torch.relu(self.fc2(torch.relu(self.fc1(x)))))
+
+
+class _TicoLinearStack(torch.nn.Module):
+    """Linear layers with nothing between them."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = torch.nn.Linear(16, 32)
+        self.fc2 = torch.nn.Linear(32, 8)
+
+    def forward(self, x):
+        return self.fc2(self.fc1(x))
+
+
+def _tico_builder(model_class, shape, layers, act: str = "uint8", weight: str = "uint8"):
     def build():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             from tico.quantization import convert, prepare
             from tico.quantization.config.ptq import PTQConfig
+            from tico.quantization.config.specs import affine
+            from tico.quantization.wrapq.dtypes import DType
+
+            def dtype(name):  # "uint8" -> DType.uint(8), "int16" -> DType.int(16)
+                return DType.uint(int(name[4:])) if name.startswith("u") else DType.int(int(name[3:]))
 
             model = model_class().eval()
+            reference = copy.deepcopy(model)  # the float model, before the wrappers replace layers
+            config = PTQConfig(activation=affine(dtype(act)), weight=affine(dtype(weight)))
             for layer in layers:
-                setattr(model, layer, prepare(getattr(model, layer), PTQConfig()))
+                setattr(model, layer, prepare(getattr(model, layer), config))
             with torch.no_grad():
                 for _ in range(8):
                     model(torch.randn(*shape))
             for layer in layers:
                 convert(getattr(model, layer))
+            model.float_reference = FloatReference(reference)
             return model, (torch.randn(*shape),)
 
     return build
 
 
 def _tico_cases() -> list[QuantCase]:
+    # The original's PTQConfig: per-tensor asymmetric activations, per-channel asymmetric weights
+    # (its linear and conv wrappers), uint8 by default; int16 activations are symmetric.
     return [
         QuantCase("tico_ptq_mlp", "tico", _tico_builder(_TicoMlp, (2, 16), ["fc1", "fc2"])),
         QuantCase("tico_ptq_cnn", "tico", _tico_builder(_TicoCnn, (1, 3, 6, 6), ["conv", "fc"])),
+        QuantCase("tico_ptq_mlp3", "tico", _tico_builder(_TicoMlp3, (4, 16), ["fc1", "fc2", "fc3"])),
+        QuantCase("tico_ptq_mlp3_uint4w", "tico", _tico_builder(_TicoMlp3, (4, 16), ["fc1", "fc2", "fc3"], weight="uint4")),
+        QuantCase("tico_ptq_linear2_int16", "tico", _tico_builder(_TicoLinearStack, (4, 16), ["fc1", "fc2"], act="int16")),
     ]
+
+
+# A model whose size is dominated by its weights: 4 x (256 x 256) per-channel weights in the
+# uint4 range (test_quant_size.py). Not in all_cases(): one-step differences of the integer
+# kernels add up over its four layers (2 output steps measured), past test_quant_convert.py's
+# one-step bound for single quantized layers.
+SIZE_CASE = QuantCase("fq_mlp4x256_uint8_pc_uint4w", "fake-quant", _fake_quant_stack_builder(256, 4, "uint8", "uint4"))
 
 
 def all_cases() -> list[QuantCase]:

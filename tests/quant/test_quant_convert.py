@@ -13,7 +13,8 @@ quantizer):
   does not; steps = |circle - eager| / output scale).
 
 ``TICO_QUANT_CONVERT_REPORT=file.jsonl`` appends one JSON line per model with the measured
-step difference (the table of docs/quantization.md).
+step difference (the table of docs/quantization.md) and measure.py's SQNR and onert figures,
+which measure.check_conversion_measures asserts.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import numpy as np
 import pytest
 
 from harness import require_success, run_interpreter, run_tico
+from measure import check_conversion_measures, conversion_measures
 from quant_models import QuantCase
 from test_quant_import import CASES, params, prepare
 
@@ -96,9 +98,12 @@ def test_convert_quantized_and_run(case: QuantCase, tmp_path_factory, tico_run, 
         assert got.shape == want.shape and got.dtype == want.dtype
         diff = float(np.max(np.abs(got.astype(np.float64) - want.astype(np.float64)))) if got.size else 0.0
         worst_steps = max(worst_steps, diff / scale)
+    measures = conversion_measures(prepared.expected, prepared.float_expected, outputs, output_scales(model), circle,
+                                   arrays, prepared.directory)  # SQNR and onert (measure.py)
     if report := os.environ.get("TICO_QUANT_CONVERT_REPORT"):
         with open(report, "a", encoding="utf-8") as out:
             out.write(json.dumps({"model": case.name, "source": case.source, "max_steps": worst_steps,
-                                  "ops": dict(sorted(ops.items()))}) + "\n")
+                                  "ops": dict(sorted(ops.items())), **measures}) + "\n")
     print(f"{case.name}: max |circle - eager| = {worst_steps:.3f} steps")
     assert worst_steps <= MAX_STEPS + SLACK, f"{case.name}: {worst_steps:.3f} steps between the built-in runtime and eager"
+    check_conversion_measures(case.name, measures)

@@ -26,7 +26,7 @@ import pytest
 import torch
 
 from harness import ToolRun, require_success, run_tico, to_numpy
-from quant_models import QuantCase, all_cases, quantization_targets
+from quant_models import QuantCase, all_cases, float_reference, quantization_targets
 
 CASES = all_cases()
 
@@ -43,6 +43,7 @@ class Prepared:
     program: torch.export.ExportedProgram
     inputs: list[Path]
     expected: list[np.ndarray]
+    float_expected: list[np.ndarray] | None = None  # the float model's outputs (measure.py's SQNR)
 
 
 _prepared: dict[str, Prepared] = {}
@@ -63,6 +64,9 @@ def prepare(case: QuantCase, tmp_path_factory: pytest.TempPathFactory) -> Prepar
             paths.append(directory / f"in{i}.npy")
             np.save(paths[-1], to_numpy(tensor))
         _prepared[case.name] = Prepared(case, directory, pt2, program, paths, [to_numpy(t) for t in outputs])
+        if reference := float_reference(module):
+            floats = reference(*inputs)
+            _prepared[case.name].float_expected = [to_numpy(t) for t in (floats if isinstance(floats, (tuple, list)) else (floats,))]
     return _prepared[case.name]
 
 
