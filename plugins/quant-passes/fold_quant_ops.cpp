@@ -8,9 +8,10 @@
 //   circle::conv2d / depthwise_conv2d, data movement, relu when the range starts at the zero
 //   point) and whose every user applies the same quantization is folded into that op: the
 //   op's result becomes the quantized tensor (when that op's inputs are quantized or dequantized
-//   values: quantizableInputs). Any other quantize node stays (QUANTIZE in
-//   Circle: a float model input, or a requantize of an already quantized tensor) and its
-//   result gets the parameters.
+//   values: quantizableInputs). A quantize node whose input already is the quantized tensor it
+//   would write (same dtype and parameters) is removed: its users read the input. Any other
+//   quantize node stays (QUANTIZE in Circle: a float model input, or a requantize of an already
+//   quantized tensor) and its result gets the parameters.
 // * A dequantize node hands the quantized tensor to the users that take one: quantize nodes
 //   (which then requantize) and the ops above when their operands and result end up quantized
 //   (quantizableNode); others (a float op, a graph output) keep reading the dequantized value
@@ -79,6 +80,15 @@ bool foldQuantize(Node &q, rewrite::Rewriter &rewriter) {
     return true;
   }
   Value *out = q.output();
+  // A quantize of a tensor that already has its dtype and parameters changes no code (two
+  // wrapped layers back to back: the first one's output pair and the second one's input pair
+  // agree): its users read the tensor itself, as the original's FoldQuantOps removes a
+  // dequantize whose producer already has the quantize's parameters.
+  if (v->isQuantized() && v->dtype() == p->storage() && *v->quant() == p->params && !out->isQuantized() &&
+      !rewriter.graph().isGraphOutput(out)) {
+    rewriter.replaceNode(&q, v);
+    return true;
+  }
   if (out->isQuantized()) {
     if (*out->quant() != p->params)
       throw nodeError(kPass, q, "its result '" + out->name() + "' already has other quantization parameters (" +
