@@ -306,6 +306,7 @@ def run_onert(model: Path, feeds: list[np.ndarray], work: Path) -> list[np.ndarr
         messages = [line for line in lines if line.startswith("Error")] or [
             line for line in lines if not line.startswith(("phase: ", "Traceback", "File ", "^"))][-1:]
         how = f"crashed (signal {-proc.returncode})" if proc.returncode < 0 else (" ".join(messages[0].split()) if messages else "failed")
+        how = how.replace("onert.native.libnnfw_api_pybind.exception.", "")
         return f"onert at {phases[-1] if phases else 'start'}: {how}"
     data = np.load(work / "onert.npz")
     return [data[f"arr_{i}"] for i in range(len(data.files))]
