@@ -26,7 +26,7 @@ The differences by design, which ``Comparison`` classifies (every other differen
 * ``bias-rounding`` (counted in bias values): the original's QuantizeBias computes
   ``torch.round(bias / scale)`` on float32 tensors, ours ``round(bias / scale)`` in double
   (plugins/quant-passes/quantize_bias.cpp; the scale, the float32 product s_in · s_w[c], is the
-  same). With int16 activations the codes reach 10^6, where float32 keeps 1/16 of a step, so
+  same). With int16 activations the codes reach 10^6, where float32 keeps 1/8 of a step, so
   a quotient close to .5 can round the other way: the original's code is then 1 away from the
   nearest integer to the exact quotient, ours is that integer. A bias pair is explained only
   when the whole vector equals each converter's formula recomputed here from the float bias.

@@ -425,7 +425,7 @@ def fc_with_channel0_params(model: CircleModel, inputs: list[np.ndarray]) -> np.
 # Our Circle file against the float model: the conversion may cost this much SQNR over what the
 # fake-quantized program itself has (its one-step differences where the integer kernels round
 # the other way; measured on 2026-12-02: at most 1.1 dB, pt2e_cnn_pc, 10 outputs). A wrong
-# scale, zero point or bias costs tens of dB.
+# scale, zero point or bias moves outputs by many steps, which no 2 dB absorb.
 MAX_SQNR_LOSS_DB = 2.0
 # onert, where it runs a file: within this many output steps of eager, as the built-in runtime.
 ONERT_MAX_STEPS = 1.0 + 1e-3
