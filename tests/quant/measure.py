@@ -1,7 +1,8 @@
 """Measures of quantized Circle files (issue 12): SQNR, a Circle reader, role matching, onert.
 
-Shared by the quantization tests (test_quant_convert.py's SQNR figures, test_quant_vs_original.py,
-test_quant_onert.py, test_quant_size.py) and the report script tests/bench/quant_report.py.
+Shared by the quantization tests (test_quant_convert.py's SQNR and onert figures,
+test_quant_vs_original.py through compare_original.py, test_quant_size.py) and read back by
+the report script tests/bench/quant_report.py.
 
 * ``sqnr_db(reference, test)``: 10·log10(Σ ref² / Σ (ref − test)²) in dB, over all outputs.
 * ``read_circle(path)``: the first subgraph of a Circle file read with the independent
@@ -11,6 +12,11 @@ test_quant_onert.py, test_quant_size.py) and the report script tests/bench/quant
   ``op3.in1`` = operand 1 of the fourth compute operator), so two files whose tensor names and
   order differ can be compared tensor by tensor.
 * ``run_onert(path, feeds, work)``: onert 0.2 in a child process (a crash is a result).
+* ``export_case``: a quant_models case exported once, with its eager outputs (fake-quantized and
+  float) and float parameters.
+* ``conversion_measures`` / ``check_conversion_measures``: the figures of one converted model and
+  their assertions (SQNR loss against the fake-quantized model, onert within one step or the known
+  uint8 per-channel FULLY_CONNECTED divergence, checked to be channel 0's parameters).
 """
 
 from __future__ import annotations
@@ -58,9 +64,6 @@ def max_steps(reference: list[np.ndarray], test: list[np.ndarray], scales: list[
 # Reading Circle files
 # ---------------------------------------------------------------------------
 
-# Circle tensor types by number (circle_schema's TensorType; UINT4 is -1 in Circle).
-_BITS = {"UINT4": 4, "INT4": 4, "UINT8": 8, "INT8": 8, "INT16": 16, "INT32": 32, "INT64": 64, "FLOAT32": 32,
-         "FLOAT16": 16, "BOOL": 8}
 QRANGE = {"UINT4": (0, 15), "INT4": (-8, 7), "UINT8": (0, 255), "INT8": (-128, 127), "INT16": (-32768, 32767)}
 
 
@@ -110,7 +113,6 @@ class CircleModel:
     operators: list[Operator]
     inputs: list[int]
     outputs: list[int]
-    extra: dict = field(default_factory=dict)
 
     def constant_bytes(self) -> dict[str, int]:
         """Payload bytes of the constant tensors, by tensor type."""
@@ -266,10 +268,6 @@ def quantize_codes(x: np.ndarray, quant: Quant, dtype: str) -> np.ndarray:
     rounded = np.sign(scaled) * np.floor(np.abs(scaled) + 0.5)
     return np.clip(rounded + int(quant.zero_point[0]), lo, hi).astype({"UINT8": np.uint8, "INT8": np.int8,
                                                                       "INT16": np.int16}[dtype])
-
-
-def dequantize(codes: np.ndarray, quant: Quant) -> np.ndarray:
-    return ((codes.astype(np.float64) - int(quant.zero_point[0])) * float(quant.scale[0])).astype(np.float32)
 
 
 _ONERT_CHILD = """
