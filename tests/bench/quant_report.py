@@ -83,6 +83,19 @@ def _onert(record: dict) -> str:
     return f"refused — {record.get('onert', '?').replace('|', '/')}"
 
 
+def _onert_pair(record: dict) -> str:
+    onert = record.get("onert", {})
+    if record.get("onert_outputs_equal"):
+        equal, total = record["onert_outputs_equal"]
+        return f"both ran, {equal}/{total} codes equal"
+
+    def short(text: str) -> str:
+        return text.replace("onert at ", "").replace("Error during nnfw_session::run : ", "").replace(
+            "Error during model prepare : ", "").replace("|", "/")
+
+    return " / ".join(short(onert.get(side, "?")) for side in ("ours", "original"))
+
+
 def tables(out: Path) -> str:
     convert = {r["model"]: r for r in _jsonl(out / FILES["convert"])}
     original = {r["model"]: r for r in _jsonl(out / FILES["original"])}
@@ -95,14 +108,15 @@ def tables(out: Path) -> str:
                      f"{_db(r.get('sqnr_fake_quant_vs_float'))} | {_db(r.get('sqnr_vs_fake_quant'))} |")
     if original:
         lines += ["", "| model (original's quantizer) | tensors identical | qparams identical | constants bit-equal | "
-                  "output codes equal | documented differences | file bytes ours / original's |", "|---|---|---|---|---|---|---|"]
+                  "output codes equal | documented differences | file bytes ours / original's | onert: ours / original's |",
+                  "|---|---|---|---|---|---|---|---|"]
         for name in sorted(original):
             r = original[name]
             exceptions = ", ".join(f"{k} {v}" for k, v in sorted(r["exceptions"].items()))
             problems = f"; OTHER: {'; '.join(r['problems'])}" if r["problems"] else ""
             lines.append(f"| {name} | {r['identical_tensors']}/{r['tensors']} | {r['identical_qparams']}/{r['quantized']} | "
                          f"{r['identical_constants']}/{r['constants']} | {r['outputs_equal']}/{r['outputs_total']} | "
-                         f"{exceptions}{problems} | {r['ours_size']} / {r['original_size']} |")
+                         f"{exceptions}{problems} | {r['ours_size']} / {r['original_size']} | {_onert_pair(r)} |")
     if size:
         lines += ["", "| model | float file (bytes) | quantized file (bytes) | file ratio | uint4 weight bytes / float32 | "
                   "qparams (bytes) | max steps | SQNR vs float (dB) | SQNR fake-quant vs float (dB) |",

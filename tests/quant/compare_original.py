@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from measure import QRANGE, CircleModel, Roles, qparams_equal, quantize_codes, read_circle, roles
+from measure import QRANGE, CircleModel, Roles, qparams_equal, quantize_codes, read_circle, roles, run_onert
 
 
 def convert_with_original(pt2: Path, out: Path) -> None:
@@ -73,6 +73,7 @@ class Comparison:
     outputs_equal: int = 0
     outputs_total: int = 0
     original_run_error: str | None = None
+    onert: dict = field(default_factory=dict)  # "ours" / "original": output codes, or why onert refused the file
 
     @property
     def tensors(self) -> int:
@@ -112,7 +113,17 @@ class Comparison:
                 "exceptions": dict(self.exceptions), "problems": list(self.problems),
                 "original_ops": self.original_ops, "ours_ops": self.ours_ops,
                 "original_size": self.original.size, "ours_size": self.ours.size,
-                "original_run_error": self.original_run_error}
+                "original_run_error": self.original_run_error,
+                "onert": {k: (v if isinstance(v, str) else "ran") for k, v in self.onert.items()},
+                "onert_outputs_equal": self.onert_outputs_equal()}
+
+    def onert_outputs_equal(self) -> list[int] | None:
+        """[equal, total] output codes between the two files on onert, when onert runs both."""
+        ours, original = self.onert.get("ours"), self.onert.get("original")
+        if ours is None or original is None or isinstance(ours, str) or isinstance(original, str):
+            return None
+        equal = sum(int(np.sum(a == b)) for a, b in zip(ours, original))
+        return [equal, sum(int(a.size) for a in ours)]
 
 
 def _is_relu_requantize(ours: CircleModel, op) -> bool:
@@ -238,9 +249,17 @@ def _data_difference(a, b) -> str:
             f"first at {where[:5].tolist()}: {x[where[:5]].tolist()} vs {y[where[:5]].tolist()})")
 
 
+def _codes(output: np.ndarray, quant) -> np.ndarray:
+    """Output codes: a float32 (dequantized) output back on the code grid, codes as they are."""
+    if output.dtype == np.float32:
+        return np.round(output.astype(np.float64) / float(quant.scale[0]) + int(quant.zero_point[0]))
+    return output.astype(np.float64)
+
+
 def compare_outputs(result: Comparison, inputs: list[np.ndarray], tico_circle: Path, directory: Path) -> None:
     """Runs both files on the built-in runtime: ours on the float inputs, the original's on the
-    codes our boundary QUANTIZE makes of them; counts equal output codes."""
+    codes our boundary QUANTIZE makes of them; counts equal output codes. Runs both on onert too
+    (``result.onert``: the output codes, or why onert refused the file)."""
     from harness import run_interpreter
 
     ours, original = result.ours, result.original
@@ -254,14 +273,20 @@ def compare_outputs(result: Comparison, inputs: list[np.ndarray], tico_circle: P
         q = ours.tensors[ro.by_role[f"in{i}"]]
         g = original.tensors[original.inputs[i]]
         feeds.append(quantize_codes(x, q.quant, g.type) if g.type != "FLOAT32" else x)
+    # onert on both files, on the same feeds (our file's outputs are turned back into codes).
+    onert_ours = run_onert(ours.path, inputs, directory / "onert-ours")
+    if not isinstance(onert_ours, str):
+        onert_ours = [_codes(y, ours.tensors[ro.by_role[f"out{i}"]].quant) for i, y in enumerate(onert_ours)]
+    onert_original = run_onert(original.path, feeds, directory / "onert-original")
+    if not isinstance(onert_original, str):
+        onert_original = [_codes(y, ours.tensors[ro.by_role[f"out{i}"]].quant) for i, y in enumerate(onert_original)]
+    result.onert = {"ours": onert_ours, "original": onert_original}
     run, original_out = run_interpreter(tico_circle, original.path, feeds, directory / "original")
     if run.returncode != 0:
         result.original_run_error = run.stderr.strip()
         return
     for i, (mine, theirs) in enumerate(zip(ours_out, original_out)):
         q = ours.tensors[ro.by_role[f"out{i}"]].quant
-        mine_codes = np.round(mine.astype(np.float64) / float(q.scale[0]) + int(q.zero_point[0])) if mine.dtype == np.float32 else mine
-        theirs_codes = theirs.astype(np.float64) if theirs.dtype != np.float32 else np.round(
-            theirs.astype(np.float64) / float(q.scale[0]) + int(q.zero_point[0]))
+        mine_codes, theirs_codes = _codes(mine, q), _codes(theirs, q)
         result.outputs_total += int(mine_codes.size)
         result.outputs_equal += int(np.sum(mine_codes == theirs_codes))

@@ -11,7 +11,9 @@ pipeline). compare_original.py matches the tensors by role and compares them. As
 * the same tensors quantized, with the same parameters (scales within 1e-6 relative, zero
   points and quantized_dimension equal), types and shapes; the same integer weights and biases,
   bit for bit (every constant);
-* the same output codes on the built-in runtime, for the same input.
+* the same output codes on the built-in runtime, for the same input; and on onert where it
+  runs both files (onert 0.2 refuses every file here: uint8 requantize / RELU, UINT4, int16
+  FULLY_CONNECTED; the report records why).
 
 The documented differences (compare_original.py): ``interface`` (our float32 model interface
 with QUANTIZE / DEQUANTIZE at the boundary; the original's model takes and returns codes),
@@ -83,3 +85,6 @@ def test_same_circle_as_original(case, tmp_path, tico_run, tico_circle, pipeline
     assert result.original_run_error is None, result.original_run_error
     assert result.outputs_total == sum(x.size for x in exported.fake_quant)
     assert result.outputs_equal == result.outputs_total, f"{case.name}: {result.outputs_equal}/{result.outputs_total} output codes equal"
+    # Where onert runs both files, it computes the same codes for both.
+    if (onert := result.onert_outputs_equal()) is not None:
+        assert onert[0] == onert[1], f"{case.name}: onert gives {onert[0]}/{onert[1]} equal output codes for the two files"
