@@ -15,6 +15,7 @@ void registerAll(tico::Registrar &r) {
   tico::quant_passes::registerPropagateQParamBackward(r);
   tico::quant_passes::registerQuantizeBias(r);
   tico::quant_passes::registerCheckMissingQParams(r);
+  tico::quant_passes::registerQuantizedModelIO(r);
 }
 
 } // namespace

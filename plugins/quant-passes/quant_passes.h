@@ -33,5 +33,7 @@ void registerPropagateQParamBackward(Registrar &r);
 void registerQuantizeBias(Registrar &r);
 // check-missing-qparams: every float tensor left in the quantized region, as one error.
 void registerCheckMissingQParams(Registrar &r);
+// quantized-model-io: integer-code model inputs and outputs (off in the default pipeline).
+void registerQuantizedModelIO(Registrar &r);
 
 } // namespace tico::quant_passes

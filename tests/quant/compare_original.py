@@ -264,7 +264,12 @@ def compare_outputs(result: Comparison, inputs: list[np.ndarray], tico_circle: P
 
     ours, original = result.ours, result.original
     ro, rg = roles(ours), roles(original)
-    run, ours_out = run_interpreter(tico_circle, ours.path, inputs, directory / "ours")
+    # With quantized-model-io our file takes codes too: the same codes as the original's.
+    ours_feeds = []
+    for i, x in enumerate(inputs):
+        t = ours.tensors[ours.inputs[i]]
+        ours_feeds.append(quantize_codes(x, t.quant, t.type) if t.type != "FLOAT32" else x)
+    run, ours_out = run_interpreter(tico_circle, ours.path, ours_feeds, directory / "ours")
     if run.returncode != 0:
         result.problems.append(f"the built-in runtime refused our file: {run.stderr.strip()}")
         return
@@ -274,7 +279,7 @@ def compare_outputs(result: Comparison, inputs: list[np.ndarray], tico_circle: P
         g = original.tensors[original.inputs[i]]
         feeds.append(quantize_codes(x, q.quant, g.type) if g.type != "FLOAT32" else x)
     # onert on both files, on the same feeds (our file's outputs are turned back into codes).
-    onert_ours = run_onert(ours.path, inputs, directory / "onert-ours")
+    onert_ours = run_onert(ours.path, ours_feeds, directory / "onert-ours")
     if not isinstance(onert_ours, str):
         onert_ours = [_codes(y, ours.tensors[ro.by_role[f"out{i}"]].quant) for i, y in enumerate(onert_ours)]
     onert_original = run_onert(original.path, feeds, directory / "onert-original")

@@ -30,12 +30,13 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import pytest
 
 from compare_original import compare_files, compare_outputs, convert_with_original, explain_bias_rounding
 from harness import require_success, run_tico
-from measure import export_case, read_circle
+from measure import export_case, qparams_equal, read_circle
 from quant_models import all_cases
 
 CASES = [case for case in all_cases() if case.source == "tico"]
@@ -51,6 +52,18 @@ EXPECTED_EXCEPTIONS = {
     # fc1's bias: one of 32 int64 codes (the quotient -1054979.458 is -1054979.5 in float32).
     "tico_ptq_linear2_int16": {"interface": 2, "bias-rounding": 1},
 }
+
+
+def quantized_io_pipeline(pipeline: Path, directory: Path) -> Path:
+    """The default pipeline with quantized-model-io switched on (its entry is written disabled)."""
+    text = pipeline.read_text(encoding="utf-8")
+    entry = "- name: quantized-model-io"
+    start = text.index(entry)
+    disabled = text.index("enabled: false", start)
+    assert text.count("\n", start, disabled) == 1, "the quantized-model-io entry is not written as expected"
+    manifest = directory / "quantized-io.yaml"
+    manifest.write_text(text[:disabled] + "enabled: true" + text[disabled + len("enabled: false"):], encoding="utf-8")
+    return manifest
 
 
 def test_every_case_has_its_expected_differences():
@@ -88,3 +101,35 @@ def test_same_circle_as_original(case, tmp_path, tico_run, tico_circle, pipeline
     # Where onert runs both files, it computes the same codes for both.
     if (onert := result.onert_outputs_equal()) is not None:
         assert onert[0] == onert[1], f"{case.name}: onert gives {onert[0]}/{onert[1]} equal output codes for the two files"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
+def test_quantized_interface_as_original(case, tmp_path, tico_run, tico_circle, pipeline):
+    """With quantized-model-io our model takes and returns codes as the original's does: the
+    interface difference is gone, the model inputs and outputs have the original's types and
+    parameters, the rest of the comparison is unchanged."""
+    exported = export_case(case, tmp_path)
+    ours_path, original_path = tmp_path / "ours.circle", tmp_path / "original.circle"
+    manifest = quantized_io_pipeline(pipeline, tmp_path)
+    run = run_tico(tico_run, ["--pipeline", str(manifest), str(exported.pt2), "-o", str(ours_path)])
+    require_success(run, f"our conversion of {case.name} with quantized-model-io")
+    convert_with_original(exported.pt2, original_path)
+
+    ours, original = read_circle(ours_path), read_circle(original_path)
+    result = compare_files(ours, original)
+    explain_bias_rounding(result, exported.parameters)
+    compare_outputs(result, exported.inputs, tico_circle, tmp_path)
+    assert not result.problems, f"{case.name}: differences from the original's file:\n" + "\n".join(result.problems)
+    expected = {k: v for k, v in EXPECTED_EXCEPTIONS[case.name].items() if k != "interface"}
+    assert result.exceptions == expected, result.exceptions
+    for ours_io, original_io in ((ours.inputs, original.inputs), (ours.outputs, original.outputs)):
+        assert len(ours_io) == len(original_io)
+        for a, b in zip(ours_io, original_io):
+            mine, theirs = ours.tensors[a], original.tensors[b]
+            assert mine.type == theirs.type and mine.type != "FLOAT32", (mine.describe(), theirs.describe())
+            assert qparams_equal(mine.quant, theirs.quant) is None, (mine.describe(), theirs.describe())
+    assert "QUANTIZE" not in [op.op for op in ours.operators if op.inputs[0] in ours.inputs]
+    assert "DEQUANTIZE" not in [op.op for op in ours.operators]
+    assert result.original_run_error is None, result.original_run_error
+    assert result.outputs_total == sum(x.size for x in exported.fake_quant)
+    assert result.outputs_equal == result.outputs_total, f"{case.name}: {result.outputs_equal}/{result.outputs_total} output codes equal"
