@@ -217,11 +217,12 @@ class _FakeQuantGraph(torch.nn.Module):
     def share(self, name: str, other: str) -> None:
         self.shared[name] = other
 
-    def fq(self, x: torch.Tensor, name: str) -> torch.Tensor:
-        lo, hi = self.act_range
+    def fq(self, x: torch.Tensor, name: str, act: str | None = None) -> torch.Tensor:
+        qrange = RANGES[act] if act else self.act_range
+        lo, hi = qrange
         key = self.shared.get(name, name)
         if self.calibrating and key not in self.qparams:
-            s, z = _qparams(x.detach().min(), x.detach().max(), self.act_range)
+            s, z = _qparams(x.detach().min(), x.detach().max(), qrange)
             self.qparams[key] = (float(s), int(z))
         s, z = self.qparams[key]
         return torch.fake_quantize_per_tensor_affine(x, s, z, lo, hi)
@@ -351,6 +352,19 @@ class _DecoderBlock(_FakeQuantGraph):
         return self.fq(h + self.fq(self.linear(mlp, self.down), "down"), "out")
 
 
+class _MixedPrecision(_FakeQuantGraph):
+    """int16 activations into a uint8 result: the add computes in int16 and a requantize to
+    uint8 follows (insert-quantize-on-dtype-mismatch)."""
+
+    def __init__(self, act):
+        super().__init__(act)
+        self.fc = torch.nn.Linear(16, 16)
+
+    def forward(self, x, y):
+        h = self.fq(self.linear(self.fq(x, "x"), self.fc), "fc")
+        return self.fq(h + self.fq(y, "y"), "add", act="uint8")
+
+
 def _op_family_builder(model_class, shapes, act):
     def build():
         module = model_class(act).eval()
@@ -373,8 +387,11 @@ def _op_family_cases() -> list[QuantCase]:
         ("attention_bmm", _Attention, [(2, 5, 16)]),
         ("decoder_block", _DecoderBlock, [(6, 16)]),
     ]
-    return [QuantCase(f"fq_{name}_{act}", "fake-quant", _op_family_builder(cls, shapes, act))
-            for name, cls, shapes in specs for act in ("uint8", "int16")]
+    cases = [QuantCase(f"fq_{name}_{act}", "fake-quant", _op_family_builder(cls, shapes, act))
+             for name, cls, shapes in specs for act in ("uint8", "int16")]
+    cases.append(QuantCase("fq_add_int16_to_uint8", "fake-quant",
+                           _op_family_builder(_MixedPrecision, [(4, 16), (4, 16)], "int16")))
+    return cases
 
 
 # ---------------------------------------------------------------------------
