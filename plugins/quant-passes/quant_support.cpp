@@ -259,6 +259,11 @@ bool keepsInputParams(const Node &node) { return isDataMovement(node) || isQuant
 namespace {
 
 constexpr int kMaxDepth = 256;
+// Values one source (or sink) query may visit: ops with two data inputs (a chain of residual adds with
+// no quantize/dequantize in between) would otherwise make the backward walk exponential. A
+// query that runs out answers "not a source" / "not a sink" (the op stays in float; strict
+// check-missing-qparams then names it).
+constexpr int kMaxVisits = 4096;
 
 bool isKnownDequantize(const Node &node) { return isDequantizeNode(node) && node.op().overload == "default"; }
 
@@ -269,8 +274,8 @@ bool perChannelAllowed(const Node &node, std::size_t index) {
   return (isQuantizedCompute(node) && index == 1) || isDataMovement(node);
 }
 
-bool sourceAt(const Value *v, bool per_tensor, int depth) {
-  if (v == nullptr || !v->isTensor())
+bool sourceAt(const Value *v, bool per_tensor, int depth, int &budget) {
+  if (v == nullptr || !v->isTensor() || --budget < 0)
     return false;
   if (v->isQuantized())
     return !per_tensor || v->quant()->isPerTensor();
@@ -283,22 +288,22 @@ bool sourceAt(const Value *v, bool per_tensor, int depth) {
   if (!inputs)
     return false;
   for (std::size_t i = 0; i < inputs->size(); ++i)
-    if (!sourceAt((*inputs)[i], isDataMovement(*p) ? per_tensor : !perChannelAllowed(*p, i), depth + 1))
+    if (!sourceAt((*inputs)[i], isDataMovement(*p) ? per_tensor : !perChannelAllowed(*p, i), depth + 1, budget))
       return false;
   return true;
 }
 
-bool sinkAt(const Graph &graph, const Value *v, int depth) {
+bool sinkAt(const Graph &graph, const Value *v, int depth, int &budget) {
   if (v->isQuantized())
     return true;
-  if (depth > kMaxDepth || !v->hasUsers() || graph.isGraphOutput(v))
+  if (--budget < 0 || depth > kMaxDepth || !v->hasUsers() || graph.isGraphOutput(v))
     return false;
   for (const Node *user : v->users()) {
     if (isQuantizeNode(*user) && user->op().overload == "default" && user->input(0) == v)
       continue;
     auto inputs = quantizedDataInputs(*user);
     if (!inputs || std::find(inputs->begin(), inputs->end(), v) == inputs->end() || !quantizableInputs(*user) ||
-        !sinkAt(graph, user->output(), depth + 1))
+        !sinkAt(graph, user->output(), depth + 1, budget))
       return false;
   }
   return true;
@@ -306,16 +311,23 @@ bool sinkAt(const Graph &graph, const Value *v, int depth) {
 
 } // namespace
 
-bool quantizedSource(const Value *v) { return sourceAt(v, false, 0); }
+bool quantizedSource(const Value *v) {
+  int budget = kMaxVisits;
+  return sourceAt(v, false, 0, budget);
+}
 
-bool quantizedSink(const Graph &graph, const Value *v) { return sinkAt(graph, v, 0); }
+bool quantizedSink(const Graph &graph, const Value *v) {
+  int budget = kMaxVisits;
+  return sinkAt(graph, v, 0, budget);
+}
 
 bool quantizableInputs(const Node &node) {
   auto inputs = quantizedDataInputs(node);
   if (!inputs)
     return false;
+  int budget = kMaxVisits;
   for (std::size_t i = 0; i < inputs->size(); ++i)
-    if (!sourceAt((*inputs)[i], !perChannelAllowed(node, i), 0))
+    if (!sourceAt((*inputs)[i], !perChannelAllowed(node, i), 0, budget))
       return false;
   return true;
 }
