@@ -11,7 +11,9 @@
 namespace tico::lowering {
 namespace {
 
-enum class DTypes { Float32, SameNumeric };
+// Float32OrQuantized: float32, or codes of one quantized type in and out (LOGISTIC and TANH
+// have quantized kernels; the other float-only operators do not).
+enum class DTypes { Float32, Float32OrQuantized, SameNumeric };
 
 // y = OP(x) with an operator that has no attributes (or fixed ones given by `make_options`).
 class Unary final : public CheckedLowering {
@@ -23,10 +25,12 @@ public:
     const Value *in = node.input(0);
     const Value *out = node.output();
     const char *name = circle::EnumNameBuiltinOperator(op_);
+    if (dtypes_ == DTypes::Float32OrQuantized && anyQuantized({in, out}))
+      return quantizedSameType({in, out}, name);
     if (in->dtype() != out->dtype())
       return std::string(name) + " keeps the element type; this node turns " +
              std::string(torchDTypeName(in->dtype())) + " into " + std::string(torchDTypeName(out->dtype()));
-    if (dtypes_ == DTypes::Float32)
+    if (dtypes_ == DTypes::Float32 || dtypes_ == DTypes::Float32OrQuantized)
       return requireFloat(in, name);
     if (in->dtype() == DType::Bool || !isNumericDType(in->dtype()))
       return std::string(name) + " does not take " + std::string(torchDTypeName(in->dtype())) + " tensors";
@@ -232,8 +236,8 @@ void registerActivations(Registrar &r) {
   };
   unary({ops::aten::relu_default}, Op::RELU, DTypes::Float32, "RELU");
   unary({ops::aten::relu6_default}, Op::RELU6, DTypes::Float32, "RELU6");
-  unary({ops::aten::sigmoid_default}, Op::LOGISTIC, DTypes::Float32, "LOGISTIC");
-  unary({ops::aten::tanh_default}, Op::TANH, DTypes::Float32, "TANH");
+  unary({ops::aten::sigmoid_default}, Op::LOGISTIC, DTypes::Float32OrQuantized, "LOGISTIC");
+  unary({ops::aten::tanh_default}, Op::TANH, DTypes::Float32OrQuantized, "TANH");
   unary({ops::aten::exp_default}, Op::EXP, DTypes::Float32, "EXP", [] { return options(circle::ExpOptionsT{}); });
   unary({ops::aten::log_default}, Op::LOG, DTypes::Float32, "LOG");
   unary({ops::aten::sqrt_default}, Op::SQRT, DTypes::Float32, "SQRT");

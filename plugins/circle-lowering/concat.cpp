@@ -23,9 +23,15 @@ std::vector<const Value *> effectiveInputs(const Node &node) {
 class Concat final : public CheckedLowering {
 public:
   std::string check(const Node &node) const override {
-    if (effectiveInputs(node).empty())
+    auto inputs = effectiveInputs(node);
+    if (inputs.empty())
       return "cat of no (non-empty) tensors";
     normalizeDim(node.arg(1).asInt(), node.output()->rank());
+    inputs.push_back(node.output());
+    // Quantized CONCATENATION requantizes inputs with other parameters than the output's, but
+    // reads and writes one type.
+    if (anyQuantized(inputs))
+      return quantizedSameType(inputs, "CONCATENATION");
     return {};
   }
 

@@ -19,6 +19,8 @@ public:
   explicit BinaryArithmetic(Arith kind) : kind_(kind) {}
 
   std::string check(const Node &node) const override {
+    if (auto r = checkQuantized(node); r)
+      return *r;
     DType dtype = node.output()->dtype();
     if (dtype == DType::Bool || !isNumericDType(dtype))
       return "arithmetic on " + std::string(torchDTypeName(dtype)) + " tensors is not supported";
@@ -97,6 +99,25 @@ public:
   }
 
 private:
+  // For a node with quantized tensors: "" when its quantized kernel runs it (ADD, SUB, MUL of two
+  // quantized tensors of one type into that type, alpha 1), else why not. nullopt for float nodes.
+  std::optional<std::string> checkQuantized(const Node &node) const {
+    std::vector<const Value *> values{node.output()};
+    for (std::size_t i = 0; i < 2 && i < node.numArgs(); ++i)
+      if (node.arg(i).isValue())
+        values.push_back(node.arg(i).asValue());
+    if (!anyQuantized(values))
+      return std::nullopt;
+    const char *what = kind_ == Arith::Add ? "ADD" : kind_ == Arith::Sub ? "SUB" : kind_ == Arith::Mul ? "MUL" : nullptr;
+    if (what == nullptr)
+      return std::string("no quantized kernel for this arithmetic (quantized ADD, SUB and MUL only)");
+    if (values.size() != 3)
+      return "quantized " + std::string(what) + " of a number operand (both operands must be quantized tensors)";
+    if (const Argument *alpha = node.findArg("alpha"); alpha && !(alpha->isNumber() && alpha->asDouble() == 1.0))
+      return "quantized " + std::string(what) + " with alpha other than 1";
+    return quantizedSameType(values, what);
+  }
+
   Arith kind_;
 };
 

@@ -73,6 +73,11 @@ public:
     const Value *b = node.input(1);
     if (a->rank() < 1 || b->rank() < 1)
       return "matrix product of a scalar";
+    if (anyQuantized({a, b, node.output()})) {
+      if (a->rank() < 2 || b->rank() < 2)
+        return "quantized BATCH_MATMUL of a 1-D operand is not supported";
+      return quantizedSameType({a, b, node.output()}, "BATCH_MATMUL");
+    }
     if (auto r = requireFloat(a, "BATCH_MATMUL"); !r.empty())
       return r;
     if (auto r = requireFloat(b, "BATCH_MATMUL"); !r.empty())

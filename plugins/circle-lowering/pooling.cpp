@@ -47,8 +47,23 @@ std::string checkCommon(const Node &node, const PoolParams &p, const char *what,
   if (in->rank() != 4)
     return std::string(what) + " is supported for batched " + (nhwc ? "NHWC" : "NCHW") + " input only (rank " +
            std::to_string(in->rank()) + ")";
-  if (auto r = requireFloat(in, what); !r.empty())
+  if (anyQuantized({in, node.output(0)})) {
+    // Quantized pooling: codes of one type with one set of parameters in and out (the kernels
+    // check the parameters); padding would need a quantized PAD of its own.
+    if (auto r = quantizedSameType({in, node.output(0)}, what); !r.empty())
+      return r;
+    const Shape &s = in->shape();
+    const std::size_t h = heightDim(nhwc);
+    if (p.h.pad != 0 || p.w.pad != 0) {
+      if (s[h].isSymbolic() || s[h + 1].isSymbolic() ||
+          choosePadding(s[h], s[h + 1], p.h, p.w) == PaddingChoice::Explicit)
+        return std::string("quantized ") + what + " with explicit padding is not supported";
+      if (std::string_view(what) == "AVERAGE_POOL_2D" && node.arg("count_include_pad").asBool())
+        return "quantized AVERAGE_POOL_2D with padding counted in the average is not supported";
+    }
+  } else if (auto r = requireFloat(in, what); !r.empty()) {
     return r;
+  }
   // decompose-composite-ops unrolls these windows (window_max_pool.cpp, window_avg_pool.cpp)
   // when the spatial sizes are static and the input is floating point; what reaches here is not.
   if (p.h.dilation != 1 || p.w.dilation != 1)
@@ -80,8 +95,10 @@ std::pair<int32_t, Shape> nhwcInput(const Node &node, CircleEmitter &emit, bool 
   const Value *in = node.input(0);
   if (nhwc)
     return {emit.tensor(in), in->shape()};
-  return {emitTranspose(emit, emit.tensor(in), in->dtype(), in->shape(), {0, 2, 3, 1}, node.name() + "_input_nhwc"),
-          permuteShape(in->shape(), {0, 2, 3, 1})};
+  int32_t x = emitTranspose(emit, emit.tensor(in), in->dtype(), in->shape(), {0, 2, 3, 1}, node.name() + "_input_nhwc");
+  if (in->quant())
+    emit.setQuantization(x, *in->quant());
+  return {x, permuteShape(in->shape(), {0, 2, 3, 1})};
 }
 
 // The tensor the pooling operator writes: the node's output, or an NHWC temporary that a
@@ -90,7 +107,10 @@ int32_t nhwcOutput(const Node &node, CircleEmitter &emit, bool nhwc) {
   const Value *out = node.output(0);
   if (nhwc)
     return emit.tensor(out);
-  return emit.newTensor(out->dtype(), permuteShape(out->shape(), {0, 2, 3, 1}), node.name() + "_nhwc");
+  int32_t y = emit.newTensor(out->dtype(), permuteShape(out->shape(), {0, 2, 3, 1}), node.name() + "_nhwc");
+  if (out->quant())
+    emit.setQuantization(y, *out->quant());
+  return y;
 }
 
 void finishNhwcOutput(const Node &node, CircleEmitter &emit, bool nhwc, int32_t y) {

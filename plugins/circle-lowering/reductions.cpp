@@ -32,7 +32,8 @@ std::vector<int64_t> reductionAxes(const Node &node) {
 }
 
 void emitReduceInto(CircleEmitter &emit, circle::BuiltinOperator op, int32_t input, DType dtype, const Shape &in_shape,
-                    const std::vector<int64_t> &axes, bool keepdim, int32_t output, const std::string &hint) {
+                    const std::vector<int64_t> &axes, bool keepdim, int32_t output, const std::string &hint,
+                    const QuantParams *quant) {
   circle::ReducerOptionsT reducer;
   reducer.keep_dims = keepdim;
   int32_t axes_t = emit.constInt32(toInt32(axes, "dim"), hint + "_axes");
@@ -52,6 +53,8 @@ void emitReduceInto(CircleEmitter &emit, circle::BuiltinOperator op, int32_t inp
   for (int64_t d : axes)
     kept[static_cast<std::size_t>(d)] = 1;
   int32_t reduced = emit.newTensor(dtype, kept, hint + "_kept");
+  if (quant != nullptr)
+    emit.setQuantization(reduced, *quant); // the quantized result before the SQUEEZE
   emit.addOperator(op, {input, axes_t}, {reduced}, options(std::move(reducer)));
   circle::SqueezeOptionsT squeeze;
   squeeze.squeeze_dims = toInt32(axes, "dim");
@@ -71,6 +74,12 @@ public:
 
   std::string check(const Node &node) const override {
     const Value *out = node.output();
+    if (op_ == circle::BuiltinOperator::MEAN && anyQuantized({node.input(0), out})) {
+      if (auto r = quantizedSameType({node.input(0), out}, "MEAN"); !r.empty())
+        return r;
+      reductionAxes(node);
+      return {};
+    }
     if (float_only_ && out->dtype() != DType::Float32)
       return std::string(circle::EnumNameBuiltinOperator(op_)) + " is computed in float32 here; the result is " +
              std::string(torchDTypeName(out->dtype()));
@@ -85,7 +94,7 @@ public:
     const Value *out = node.output();
     int32_t x = castedTensor(emit, in, out->dtype(), node.name() + "_input");
     emitReduceInto(emit, op_, x, out->dtype(), in->shape(), reductionAxes(node), keepdimOf(node), emit.tensor(out),
-                   node.name());
+                   node.name(), out->quant());
   }
 
 private:

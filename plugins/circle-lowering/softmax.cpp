@@ -18,7 +18,16 @@ public:
   explicit Softmax(bool log) : log_(log) {}
 
   std::string check(const Node &node) const override {
-    normalizeDim(node.arg(1).asInt(), node.input(0)->rank());
+    const int64_t rank = node.input(0)->rank();
+    const int64_t dim = normalizeDim(node.arg(1).asInt(), rank);
+    if (!log_ && anyQuantized({node.input(0), node.output()})) {
+      // The quantized kernel normalises the last dim; the TRANSPOSEs for other dims would need
+      // parameters of their own (the quantization bundle quantizes last-dim softmax only).
+      if (rank != 0 && dim != rank - 1)
+        return "quantized SOFTMAX over dim " + std::to_string(dim) + " of a rank-" + std::to_string(rank) +
+               " tensor (only the last dim is supported)";
+      return quantizedSameType({node.input(0), node.output()}, "SOFTMAX");
+    }
     return requireFloat(node.output(), log_ ? "LOG_SOFTMAX" : "SOFTMAX");
   }
 

@@ -588,6 +588,36 @@ std::string quantizedOperands(const Node &node, std::string_view what) {
   return {};
 }
 
+bool anyQuantized(const std::vector<const Value *> &values) {
+  for (const Value *v : values)
+    if (v != nullptr && v->isQuantized())
+      return true;
+  return false;
+}
+
+bool anyQuantized(std::initializer_list<const Value *> values) {
+  return anyQuantized(std::vector<const Value *>(values));
+}
+
+std::string quantizedSameType(const std::vector<const Value *> &values, std::string_view what) {
+  const Value *first = nullptr;
+  for (const Value *v : values) {
+    if (!v->isQuantized())
+      return "quantized " + std::string(what) + " needs quantized operands and result; '" + v->name() +
+             "' has no quantization parameters";
+    if (!v->quant()->isPerTensor())
+      return "quantized " + std::string(what) + " takes per-tensor parameters; '" + v->name() +
+             "' is quantized per channel";
+    if (first == nullptr)
+      first = v;
+    else if (v->dtype() != first->dtype())
+      return "quantized " + std::string(what) + " reads and writes one type; '" + first->name() + "' is " +
+             std::string(torchDTypeName(first->dtype())) + " and '" + v->name() + "' is " +
+             std::string(torchDTypeName(v->dtype())) + " (insert-quantize-on-dtype-mismatch requantizes them)";
+  }
+  return {};
+}
+
 int32_t biasTensor(CircleEmitter &emit, const Value *bias, const Value *out, DType dtype, const std::string &hint) {
   if (bias->isQuantized() || out->isQuantized())
     return emit.tensor(bias);

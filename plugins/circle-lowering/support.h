@@ -179,7 +179,8 @@ std::vector<int64_t> reductionAxes(const Node &node);
 // A reduction operator (MEAN, SUM, REDUCE_MAX, ...) over `axes` with int32 axes, writing
 // `output`; works around onert reading a rank-4 -> rank-2 reduction as NHWC pooling.
 void emitReduceInto(CircleEmitter &emit, circle::BuiltinOperator op, int32_t input, DType dtype, const Shape &in_shape,
-                    const std::vector<int64_t> &axes, bool keepdim, int32_t output, const std::string &hint);
+                    const std::vector<int64_t> &axes, bool keepdim, int32_t output, const std::string &hint,
+                    const QuantParams *quant = nullptr); // `quant`: parameters of the quantized result
 
 // ---- indexing --------------------------------------------------------------------------------
 
@@ -204,5 +205,13 @@ std::string requireFloatOrQuantized(const Value *value, std::string_view what);
 // weight, result and (present) bias are all quantized; else why not (a half-quantized node).
 std::string quantizedOperands(const Node &node, std::string_view what);
 int32_t biasTensor(CircleEmitter &emit, const Value *bias, const Value *out, DType dtype, const std::string &hint);
+// Whether one of `values` is a quantized tensor (the operator then runs its quantized kernel).
+bool anyQuantized(std::initializer_list<const Value *> values);
+bool anyQuantized(const std::vector<const Value *> &values);
+// For operators whose quantized kernel reads and writes codes of one type (ADD, SUB, MUL,
+// CONCATENATION, pools, MEAN, SOFTMAX, LOGISTIC, TANH, BATCH_MATMUL): "" when every value is
+// quantized per tensor with one dtype, else why not (a float or per-channel operand, or mixed
+// types: the quantization bundle's insert-quantize-on-dtype-mismatch requantizes those).
+std::string quantizedSameType(const std::vector<const Value *> &values, std::string_view what);
 
 } // namespace tico::lowering

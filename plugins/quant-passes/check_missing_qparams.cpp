@@ -9,7 +9,7 @@
 //   of a quantized op). Circle's quantized kernels cannot run them.
 // * float islands (errors with strict=true, the default): an op that reads a dequantized
 //   activation and computes in float (an op the bundle has no quantized form for, e.g. a float
-//   add between quantized layers). With strict=false they are kept: the Circle model computes
+//   exp or rsqrt between quantized layers). With strict=false they are kept: the Circle model computes
 //   them in float between DEQUANTIZE and QUANTIZE, as the quantized program says.
 //
 // Each entry names the tensor, its dtype and shape, the op that reads or writes it and the

@@ -5,13 +5,15 @@
 //   %d = dequantize(%q, s, zp, lo, hi, T)  ->  users of %d read %v
 //
 // * A quantize node whose input is the only result of an op the bundle quantizes (linear,
-//   circle::conv2d / depthwise_conv2d, data movement, relu when the range starts at the zero
-//   point) and whose every user applies the same quantization is folded into that op: the
-//   op's result becomes the quantized tensor (when that op's inputs are quantized or dequantized
-//   values: quantizableInputs). A quantize node whose input already is the quantized tensor it
-//   would write (same dtype and parameters) is removed: its users read the input. Any other
-//   quantize node stays (QUANTIZE in Circle: a float model input, or a requantize of an already
-//   quantized tensor) and its result gets the parameters.
+//   circle::conv2d / depthwise_conv2d, add/sub/mul, mm/bmm, cat, softmax, sigmoid, tanh, mean,
+//   pools, data movement, relu when the range starts at the zero point: quantizedDataInputs)
+//   and whose every user applies the same quantization is folded into that op: the op's result
+//   becomes the quantized tensor (when that op's inputs are quantized or dequantized values:
+//   quantizableInputs). Data movement and pools keep their input's parameters, so a quantize
+//   with other ones after them is not folded. A quantize node whose input already is the
+//   quantized tensor it would write (same dtype and parameters) is removed: its users read the
+//   input. Any other quantize node stays (QUANTIZE in Circle: a float model input, or a
+//   requantize of an already quantized tensor) and its result gets the parameters.
 // * A dequantize node hands the quantized tensor to the users that take one: quantize nodes
 //   (which then requantize) and the ops above when their operands and result end up quantized
 //   (quantizableNode); others (a float op, a graph output) keep reading the dequantized value
@@ -52,11 +54,16 @@ bool foldableIntoProducer(const Graph &graph, const Node &q, const QNodeParams &
       producer == nullptr || producer->numOutputs() != 1 || graph.isGraphOutput(v))
     return false;
   const bool relu = producer->opId() == ops::aten::relu_default;
-  if (!(isDataMovement(*producer) || isQuantizedCompute(*producer) || relu) || !quantizableInputs(*producer))
+  if (!quantizableInputs(*producer))
     return false;
   // relu computes in the quantized domain only when the range starts at real 0.
   if (relu && p.params.zero_point[0] != p.quant_min)
     return false;
+  // Data movement and pools keep their input's parameters: other ones make the quantize a
+  // requantize after them.
+  if (keepsInputParams(*producer))
+    if (auto in = sourceParams(producer->input(0)); in && *in != p.params)
+      return false;
   for (const Node *user : v->users()) {
     if (!isQuantizeNode(*user))
       return false;

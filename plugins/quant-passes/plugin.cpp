@@ -14,6 +14,8 @@ void registerAll(tico::Registrar &r) {
   tico::quant_passes::registerPropagateQParamForward(r);
   tico::quant_passes::registerPropagateQParamBackward(r);
   tico::quant_passes::registerQuantizeBias(r);
+  tico::quant_passes::registerRemoveUnusedPlaceholder(r);
+  tico::quant_passes::registerInsertQuantizeOnDtypeMismatch(r);
   tico::quant_passes::registerCheckMissingQParams(r);
   tico::quant_passes::registerQuantizedModelIO(r);
 }

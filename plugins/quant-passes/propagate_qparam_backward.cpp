@@ -45,9 +45,11 @@ bool propagateBackward(Node &node, rewrite::Rewriter &rewriter) {
   const bool relu = node.opId() == ops::aten::relu_default;
   if (relu && !startsAtZero(y))
     return false;
-  if (!(isDataMovement(*producer) || isQuantizedCompute(*producer) || producer->opId() == ops::aten::relu_default) ||
-      !quantizableInputs(*producer))
+  if (!quantizableInputs(*producer))
     return false;
+  if (keepsInputParams(*producer))
+    if (auto in = sourceParams(producer->input(0)); in && *in != *y->quant())
+      return false;
   x->setType(y->dtype(), x->shape());
   x->setQuant(y->quantShared());
   rewriter.revisit(producer);
@@ -94,7 +96,7 @@ void registerPropagateQParamBackward(Registrar &r) {
             {aten::permute_default.key(), aten::view_default.key(), aten::reshape_default.key(),
              aten::_unsafe_view_default.key(), aten::squeeze_dim.key(), aten::squeeze_dims.key(),
              aten::unsqueeze_default.key(), aten::clone_default.key(), aten::flatten_using_ints.key(),
-             aten::relu_default.key()},
+             aten::transpose_int.key(), aten::relu_default.key()},
             propagateBackward));
         return patterns;
       },

@@ -1,7 +1,8 @@
 // propagate-qparam-forward (the original's PropagateQParamForward): a data-movement op (permute,
-// view, reshape, _unsafe_view, squeeze, unsqueeze, clone, flatten) whose input is quantized and
-// whose result has no parameters yet computes the quantized tensor: its result gets the input's
-// dtype and parameters (Circle's data-movement kernels move codes and require equal parameters).
+// transpose, view, reshape, _unsafe_view, squeeze, unsqueeze, clone, flatten) or a max/avg pool
+// whose input is quantized and whose result has no parameters yet computes the quantized tensor:
+// its result gets the input's dtype and parameters (Circle's data-movement and pooling kernels
+// require equal parameters; a quantize after it with other ones is then a requantize).
 //
 //   %p: f32[1, 8, 8, 3] = aten::permute.default(%x, [0, 2, 3, 1])      %x: u8 {q: ...}
 //     -> %p: u8[1, 8, 8, 3] {q: same} = aten::permute.default(%x, [0, 2, 3, 1])
@@ -14,6 +15,7 @@
 #include "quant_support.h"
 
 #include "tico/ir/shape_utils.h"
+#include "tico/ops/circle_ops.h"
 #include "tico/ops/torch_ops.h"
 #include "tico/rewrite/builder.h"
 #include "tico/rewrite/driver.h"
@@ -71,7 +73,8 @@ void registerPropagateQParamForward(Registrar &r) {
       "Give the results of data-movement ops on quantized tensors the input's quantization (PropagateQParamForward)",
       {aten::permute_default.key(), aten::view_default.key(), aten::reshape_default.key(),
        aten::_unsafe_view_default.key(), aten::squeeze_dim.key(), aten::squeeze_dims.key(),
-       aten::unsqueeze_default.key(), aten::clone_default.key(), aten::flatten_using_ints.key()},
+       aten::unsqueeze_default.key(), aten::clone_default.key(), aten::flatten_using_ints.key(), aten::transpose_int.key(), aten::max_pool2d_default.key(),
+       aten::avg_pool2d_default.key(), ops::circle::maxpool2d_default.key(), ops::circle::avgpool2d_default.key()},
       propagateForward, config));
 }
 

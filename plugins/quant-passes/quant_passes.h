@@ -31,6 +31,11 @@ void registerPropagateQParamForward(Registrar &r);
 void registerPropagateQParamBackward(Registrar &r);
 // quantize-bias: float bias of a quantized linear / convolution -> int32 / int64.
 void registerQuantizeBias(Registrar &r);
+// remove-unused-placeholder: constants nothing reads removed (user inputs stay).
+void registerRemoveUnusedPlaceholder(Registrar &r);
+// insert-quantize-on-dtype-mismatch: a requantize where a quantized op's result type differs
+// from its operands' (uint8 <-> int16).
+void registerInsertQuantizeOnDtypeMismatch(Registrar &r);
 // check-missing-qparams: every float tensor left in the quantized region, as one error.
 void registerCheckMissingQParams(Registrar &r);
 // quantized-model-io: integer-code model inputs and outputs (off in the default pipeline).

@@ -5,6 +5,7 @@
 #include "tico/ops/circle_ops.h"
 #include "tico/ops/torch_ops.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <sstream>
@@ -165,7 +166,8 @@ bool isDataMovement(const Node &node) {
   const OpId op = node.opId();
   return op == aten::permute_default || op == aten::view_default || op == aten::reshape_default ||
          op == aten::_unsafe_view_default || op == aten::squeeze_dim || op == aten::squeeze_dims ||
-         op == aten::unsqueeze_default || op == aten::clone_default || op == aten::flatten_using_ints;
+         op == aten::unsqueeze_default || op == aten::clone_default || op == aten::flatten_using_ints ||
+         op == aten::transpose_int;
 }
 
 bool isQuantizedCompute(const Node &node) {
@@ -174,45 +176,134 @@ bool isQuantizedCompute(const Node &node) {
          op == cops::depthwise_conv2d_default || op == cops::depthwise_conv2d_padding;
 }
 
+bool isQuantizedPool(const Node &node) {
+  const OpId op = node.opId();
+  return op == aten::max_pool2d_default || op == aten::avg_pool2d_default || op == cops::maxpool2d_default ||
+         op == cops::avgpool2d_default;
+}
+
+namespace {
+
+bool isNoneOr(const Node &node, std::string_view name, double value) {
+  const Argument *a = node.findArg(name);
+  return a == nullptr || a->isNone() || (a->isNumber() && a->asDouble() == value);
+}
+
+bool isNoneArg(const Node &node, std::string_view name) {
+  const Argument *a = node.findArg(name);
+  return a == nullptr || a->isNone();
+}
+
+bool isFalseArg(const Node &node, std::string_view name) {
+  const Argument *a = node.findArg(name);
+  return a == nullptr || (a->kind() == Argument::Kind::Bool && !a->asBool());
+}
+
+// Value arguments 0..count-1, or nullopt when one of them is not a tensor value.
+std::optional<std::vector<Value *>> leadingValues(const Node &node, std::size_t count) {
+  if (node.numArgs() < count)
+    return std::nullopt;
+  std::vector<Value *> out;
+  for (std::size_t i = 0; i < count; ++i) {
+    if (!node.arg(i).isValue() || !node.arg(i).asValue()->isTensor())
+      return std::nullopt;
+    out.push_back(node.arg(i).asValue());
+  }
+  return out;
+}
+
+// softmax over the last dim (Circle's SOFTMAX has no axis), no dtype conversion.
+bool lastDimSoftmax(const Node &node) {
+  if (node.numArgs() < 2 || !node.arg(0).isValue() || !node.arg(1).isInt())
+    return false;
+  const int64_t rank = node.input(0)->rank();
+  int64_t dim = node.arg(1).asInt();
+  if (dim < 0)
+    dim += rank;
+  return dim == rank - 1 && isNoneArg(node, "dtype") && isFalseArg(node, "half_to_float");
+}
+
+} // namespace
+
+std::optional<std::vector<Value *>> quantizedDataInputs(const Node &node) {
+  if (node.numOutputs() != 1)
+    return std::nullopt;
+  const OpId op = node.opId();
+  if (isDataMovement(node) || op == aten::relu_default || isQuantizedPool(node) || op == aten::sigmoid_default ||
+      op == aten::tanh_default)
+    return leadingValues(node, 1);
+  if (isQuantizedCompute(node) || op == aten::mul_Tensor || op == aten::mm_default || op == aten::bmm_default)
+    return leadingValues(node, 2);
+  if (op == aten::add_Tensor || op == aten::sub_Tensor)
+    return isNoneOr(node, "alpha", 1.0) ? leadingValues(node, 2) : std::nullopt;
+  if (op == aten::softmax_int || op == aten::_softmax_default)
+    return lastDimSoftmax(node) ? leadingValues(node, 1) : std::nullopt;
+  if (op == aten::mean_dim)
+    return isNoneArg(node, "dtype") ? leadingValues(node, 1) : std::nullopt;
+  if (op == aten::cat_default) {
+    if (node.numArgs() == 0 || node.arg(0).kind() != Argument::Kind::ValueList)
+      return std::nullopt;
+    std::vector<Value *> inputs = node.arg(0).asValues();
+    if (inputs.empty())
+      return std::nullopt;
+    for (const Value *v : inputs)
+      if (v == nullptr || !v->isTensor())
+        return std::nullopt;
+    return inputs;
+  }
+  return std::nullopt;
+}
+
+bool keepsInputParams(const Node &node) { return isDataMovement(node) || isQuantizedPool(node); }
+
 namespace {
 
 constexpr int kMaxDepth = 256;
+// Values one source (or sink) query may visit: ops with two data inputs (a chain of residual adds with
+// no quantize/dequantize in between) would otherwise make the backward walk exponential. A
+// query that runs out answers "not a source" / "not a sink" (the op stays in float; strict
+// check-missing-qparams then names it).
+constexpr int kMaxVisits = 4096;
 
 bool isKnownDequantize(const Node &node) { return isDequantizeNode(node) && node.op().overload == "default"; }
 
-bool sourceAt(const Value *v, int depth) {
-  if (v == nullptr || !v->isTensor())
+// Whether data input `index` of `node` may be quantized per channel: the weight of a linear /
+// convolution, and what data movement passes on (a permuted weight). Every other quantized
+// kernel takes per-tensor operands.
+bool perChannelAllowed(const Node &node, std::size_t index) {
+  return (isQuantizedCompute(node) && index == 1) || isDataMovement(node);
+}
+
+bool sourceAt(const Value *v, bool per_tensor, int depth, int &budget) {
+  if (v == nullptr || !v->isTensor() || --budget < 0)
     return false;
   if (v->isQuantized())
-    return true;
+    return !per_tensor || v->quant()->isPerTensor();
   const Node *p = v->producer();
   if (p == nullptr || depth > kMaxDepth)
     return false;
   if (isKnownDequantize(*p))
-    return true;
-  if (p->numOutputs() != 1 || p->numArgs() == 0 || !p->arg(0).isValue())
+    return !per_tensor || p->op().name == "dequantize_per_tensor";
+  auto inputs = quantizedDataInputs(*p);
+  if (!inputs)
     return false;
-  if (isDataMovement(*p) || p->opId() == aten::relu_default)
-    return sourceAt(p->input(0), depth + 1);
-  if (isQuantizedCompute(*p))
-    return p->arg(1).isValue() && sourceAt(p->input(0), depth + 1) && sourceAt(p->input(1), depth + 1);
-  return false;
+  for (std::size_t i = 0; i < inputs->size(); ++i)
+    if (!sourceAt((*inputs)[i], isDataMovement(*p) ? per_tensor : !perChannelAllowed(*p, i), depth + 1, budget))
+      return false;
+  return true;
 }
 
-bool sinkAt(const Graph &graph, const Value *v, int depth) {
+bool sinkAt(const Graph &graph, const Value *v, int depth, int &budget) {
   if (v->isQuantized())
     return true;
-  if (depth > kMaxDepth || !v->hasUsers() || graph.isGraphOutput(v))
+  if (--budget < 0 || depth > kMaxDepth || !v->hasUsers() || graph.isGraphOutput(v))
     return false;
   for (const Node *user : v->users()) {
     if (isQuantizeNode(*user) && user->op().overload == "default" && user->input(0) == v)
       continue;
-    const bool movement = isDataMovement(*user) || user->opId() == aten::relu_default;
-    const bool reads = user->numArgs() > 0 && user->arg(0).isValue() &&
-                       (user->input(0) == v ||
-                        (isQuantizedCompute(*user) && user->numArgs() > 1 && user->arg(1).isValue() && user->input(1) == v));
-    if (!(movement || isQuantizedCompute(*user)) || !reads || user->numOutputs() != 1 ||
-        !sinkAt(graph, user->output(), depth + 1))
+    auto inputs = quantizedDataInputs(*user);
+    if (!inputs || std::find(inputs->begin(), inputs->end(), v) == inputs->end() || !quantizableInputs(*user) ||
+        !sinkAt(graph, user->output(), depth + 1, budget))
       return false;
   }
   return true;
@@ -220,22 +311,48 @@ bool sinkAt(const Graph &graph, const Value *v, int depth) {
 
 } // namespace
 
-bool quantizedSource(const Value *v) { return sourceAt(v, 0); }
+bool quantizedSource(const Value *v) {
+  int budget = kMaxVisits;
+  return sourceAt(v, false, 0, budget);
+}
 
-bool quantizedSink(const Graph &graph, const Value *v) { return sinkAt(graph, v, 0); }
+bool quantizedSink(const Graph &graph, const Value *v) {
+  int budget = kMaxVisits;
+  return sinkAt(graph, v, 0, budget);
+}
 
 bool quantizableInputs(const Node &node) {
-  if (node.numOutputs() != 1 || node.numArgs() == 0 || !node.arg(0).isValue())
+  auto inputs = quantizedDataInputs(node);
+  if (!inputs)
     return false;
-  if (isDataMovement(node) || node.opId() == aten::relu_default)
-    return quantizedSource(node.input(0));
-  if (isQuantizedCompute(node))
-    return node.arg(1).isValue() && quantizedSource(node.input(0)) && quantizedSource(node.input(1));
-  return false;
+  int budget = kMaxVisits;
+  for (std::size_t i = 0; i < inputs->size(); ++i)
+    if (!sourceAt((*inputs)[i], !perChannelAllowed(node, i), 0, budget))
+      return false;
+  return true;
 }
 
 bool quantizableNode(const Graph &graph, const Node &node) {
   return quantizableInputs(node) && quantizedSink(graph, node.output());
+}
+
+std::optional<QuantParams> sourceParams(const Value *v) {
+  if (v == nullptr)
+    return std::nullopt;
+  if (v->isQuantized())
+    return *v->quant();
+  const Node *p = v->producer();
+  if (p == nullptr)
+    return std::nullopt;
+  if (isKnownDequantize(*p)) {
+    if (auto q = knownQNodeParams(*p, "fold-quant-ops"))
+      return q->params;
+    return std::nullopt;
+  }
+  if (keepsInputParams(*p) && p->numArgs() > 0 && p->arg(0).isValue())
+    if (auto q = sourceParams(p->input(0)); q && q->isPerTensor())
+      return q;
+  return std::nullopt;
 }
 
 std::optional<std::size_t> argIndex(const Node &node, std::string_view name) {

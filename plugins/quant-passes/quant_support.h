@@ -40,22 +40,42 @@ std::optional<QNodeParams> knownQNodeParams(const Node &node, const std::string 
 // Ops whose results are their input's values moved around: quantized values keep their
 // parameters through them (the Circle data-movement kernels require equal parameters).
 bool isDataMovement(const Node &node);
-// Ops with quantized Circle kernels the bundle produces: linear -> FULLY_CONNECTED,
+// Ops with quantized Circle kernels that read a weight: linear -> FULLY_CONNECTED,
 // circle::conv2d / depthwise_conv2d -> CONV_2D / DEPTHWISE_CONV_2D.
 bool isQuantizedCompute(const Node &node);
+// max/avg pooling (aten NCHW and circle NHWC forms): MAX_POOL_2D / AVERAGE_POOL_2D, whose
+// quantized kernels need equal input and output parameters.
+bool isQuantizedPool(const Node &node);
+// Data movement and pools: the result has the input's parameters (a quantize with other
+// parameters after them stays, as a requantize).
+bool keepsInputParams(const Node &node);
+
+// The values a node reads quantized when the bundle quantizes it (its data inputs), or
+// nullopt when the bundle has no quantized form for the node:
+//   data movement, relu, pools, sigmoid, tanh, softmax over the last dim, mean.dim  -> input
+//   linear / circle conv (input, weight), add/sub.Tensor (alpha 1), mul.Tensor, mm, bmm -> both
+//   cat -> every listed tensor
+// Each has an integer kernel in the built-in runtime (docs/quantization.md, "Quantized kernels").
+std::optional<std::vector<Value *>> quantizedDataInputs(const Node &node);
 
 // The regions the bundle quantizes. A value is a quantized *source* when it is quantized, the
 // result of a dequantize with known parameters, or the result of an op the bundle quantizes
-// whose inputs are sources (looking backwards). It is a quantized *sink* when it is quantized,
-// or when every reader takes it quantized: a quantize node, or an op the bundle quantizes whose
-// result is a sink (looking forwards); a graph output never is. An op is quantizable when it
-// is a data-movement op, relu (which becomes a requantize or disappears) or a compute op, with
-// sources for its data inputs (input, and the weight of a compute op) and a sink for its result. Only quantizable ops are given
-// quantized operands; everything else keeps reading dequantized values in float.
+// whose data inputs are sources (looking backwards). It is a quantized *sink* when it is
+// quantized, or when every reader takes it quantized: a quantize node, or an op the bundle
+// quantizes whose result is a sink (looking forwards); a graph output never is. An op is
+// quantizable when it has a quantized form (quantizedDataInputs), its data inputs are sources
+// (per tensor, except the weight of a linear / convolution) and its result is a sink. Only
+// quantizable ops are given quantized operands; everything else keeps reading dequantized
+// values in float.
 bool quantizedSource(const Value *v);
 bool quantizedSink(const Graph &graph, const Value *v);
 bool quantizableInputs(const Node &node);
 bool quantizableNode(const Graph &graph, const Node &node);
+
+// The per-tensor parameters a source value has or will have when they are known already: its
+// own, a dequantize's, or through data movement / pools. nullopt otherwise (e.g. the result
+// of a compute op whose quantize is not folded yet).
+std::optional<QuantParams> sourceParams(const Value *v);
 
 // Index of the argument named `name`, or nullopt.
 std::optional<std::size_t> argIndex(const Node &node, std::string_view name);

@@ -3,7 +3,10 @@
 //     addmm(bias, x, permute(W, [1, 0]))   or   mm(x, permute(W, [1, 0]))
 // (also with t(W) / transpose(W, 0, 1)), back into linear(x, W, bias), so it lowers to one
 // FULLY_CONNECTED that reads W as stored. W must be a constant: FULLY_CONNECTED with
-// computed weights is not reliably supported by Circle runtimes. addmm qualifies only with
+// computed weights is not reliably supported by Circle runtimes. A quantized weight (the
+// dequantize of an integer constant, or of the quantize of a float constant, as fake-quantized
+// and PT2E programs hold them) counts as a constant, as in the original, which restores any
+// transposed weight: the quantization bundle then makes it the quantized FULLY_CONNECTED weight. addmm qualifies only with
 // beta = alpha = 1 and a 1-D bias.
 #include "linear_builder.h"
 #include "pass_support.h"
@@ -12,13 +15,30 @@
 namespace tico::passes {
 namespace {
 
-// W when `value` is a 2-D transpose of a constant W, else null.
+// Whether `w` is a quantized weight: the dequantize (.default, per tensor or per channel) of a
+// constant, or of the quantize of a constant that constant folding turns into integers.
+bool isDequantizedConstant(const Value *w) {
+  const Node *d = w->producer();
+  if (!d || !isOp(*d, {"quantized_decomposed::dequantize_per_tensor.default",
+                       "quantized_decomposed::dequantize_per_channel.default"}) ||
+      d->numArgs() == 0 || !d->arg(0).isValue())
+    return false;
+  const Value *q = d->input(0);
+  if (q->isConstant())
+    return true;
+  const Node *qn = q->producer();
+  return qn && isOp(*qn, {"quantized_decomposed::quantize_per_tensor.default",
+                          "quantized_decomposed::quantize_per_channel.default"}) &&
+         qn->numArgs() > 0 && qn->arg(0).isValue() && qn->input(0)->isConstant();
+}
+
+// W when `value` is a 2-D transpose of a constant W (or of a quantized weight W), else null.
 Value *transposedWeight(const Value *value) {
   const Node *t = value->producer();
   if (!t || t->numArgs() == 0 || !t->arg(0).isValue())
     return nullptr;
   Value *w = t->input(0);
-  if (w->rank() != 2 || !w->isConstant())
+  if (w->rank() != 2 || !(w->isConstant() || isDequantizedConstant(w)))
     return nullptr;
   if (isOp(*t, {"aten::t.default"}))
     return w;

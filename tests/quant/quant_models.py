@@ -8,6 +8,11 @@ Three sources, as real users produce them (none of these graphs is written by ha
   per-tensor and per-channel weights, with and without bias, uint8/int8/int16 activation
   ranges, scalar and tensor qparams, and the ``_cachemask`` forms ``run_decompositions()``
   makes of them.
+* ``fake-quant`` op families: modules whose every activation is fake-quantized per tensor
+  (uint8 and int16 ranges, qparams observed on one calibration run) around add/sub, mul, cat,
+  max/avg pools, softmax, mean, sigmoid/tanh, bmm attention, and a Llama-style decoder block
+  (attention + gated SiLU MLP with residuals, without the norms and rotary embeddings, which
+  need ops that have no integer kernel).
 * ``pt2e``: ``torchao``'s ``prepare_pt2e`` -> calibrate -> ``convert_pt2e`` with its stock
   XNNPACK quantizer; the program holds ``quantized_decomposed`` quantize/dequantize ops and
   int8 weights.
@@ -248,6 +253,205 @@ def _fake_quant_cases() -> list[QuantCase]:
 
 
 # ---------------------------------------------------------------------------
+# Fake-quantized op families between quantized layers (add, sub, mul, cat, pools, softmax,
+# mean, sigmoid, tanh, bmm) and a Llama-style decoder layer
+# ---------------------------------------------------------------------------
+
+
+class _FakeQuantGraph(torch.nn.Module):
+    """A module that fake-quantizes every activation it names with per-tensor qparams observed
+    on one calibration run (min/max, as an observer), and linear weights per output channel in
+    the int8 range. ``share(name, other)`` gives an activation another one's qparams, as PT2E
+    quantizers do for pooling."""
+
+    def __init__(self, act: str):
+        super().__init__()
+        self.act_range = RANGES[act]
+        self.qparams: dict[str, tuple[float, int]] = {}
+        self.shared: dict[str, str] = {}
+        self.calibrating = False
+
+    def share(self, name: str, other: str) -> None:
+        self.shared[name] = other
+
+    def fq(self, x: torch.Tensor, name: str, act: str | None = None) -> torch.Tensor:
+        qrange = RANGES[act] if act else self.act_range
+        lo, hi = qrange
+        key = self.shared.get(name, name)
+        if self.calibrating and key not in self.qparams:
+            s, z = _qparams(x.detach().min(), x.detach().max(), qrange)
+            self.qparams[key] = (float(s), int(z))
+        s, z = self.qparams[key]
+        return torch.fake_quantize_per_tensor_affine(x, s, z, lo, hi)
+
+    def linear(self, x: torch.Tensor, layer: torch.nn.Linear) -> torch.Tensor:
+        w = layer.weight
+        if not hasattr(layer, "w_scale"):  # buffers, so that torch.export records constants
+            s, z = _qparams(w.detach().amin(1), w.detach().amax(1), RANGES["int8"])
+            layer.register_buffer("w_scale", s)
+            layer.register_buffer("w_zp", z)
+        return F.linear(x, torch.fake_quantize_per_channel_affine(w, layer.w_scale, layer.w_zp, 0, *RANGES["int8"]),
+                        layer.bias)
+
+    def calibrate(self, *inputs: torch.Tensor) -> None:
+        self.calibrating = True
+        with torch.no_grad():
+            self(*inputs)
+        self.calibrating = False
+
+
+class _ResidualAddSub(_FakeQuantGraph):
+    def __init__(self, act):
+        super().__init__(act)
+        self.fc = torch.nn.Linear(16, 16)
+
+    def forward(self, x):
+        x = self.fq(x, "x")
+        y = self.fq(self.linear(x, self.fc), "fc")
+        r = self.fq(x + y, "add")
+        return self.fq(r - y, "sub")
+
+
+class _Mul(_FakeQuantGraph):
+    def forward(self, x, y):
+        return self.fq(self.fq(x, "x") * self.fq(y, "y"), "mul")
+
+
+class _Cat(_FakeQuantGraph):
+    def forward(self, x, y):
+        return self.fq(torch.cat([self.fq(x, "x"), self.fq(y * 3.0, "y")], 1), "cat")
+
+
+class _Pool(_FakeQuantGraph):
+    def __init__(self, act):
+        super().__init__(act)
+        self.share("avg", "x")  # average pooling keeps its input's qparams (the kernel's rule)
+
+    def forward(self, x):
+        x = self.fq(x, "x")
+        m = self.fq(F.max_pool2d(x, 2), "max")  # own qparams: a requantize after MAX_POOL_2D
+        a = self.fq(F.avg_pool2d(x, 2), "avg")
+        return m, a
+
+
+class _Softmax(_FakeQuantGraph):
+    def __init__(self, act):
+        super().__init__(act)
+        self.fc = torch.nn.Linear(16, 12)
+
+    def forward(self, x):
+        y = self.fq(self.linear(self.fq(x, "x"), self.fc), "fc")
+        return self.fq(torch.softmax(y, -1), "softmax")
+
+
+class _Mean(_FakeQuantGraph):
+    def forward(self, x):
+        return self.fq(torch.mean(self.fq(x, "x"), -1, keepdim=True), "mean")
+
+
+class _SigmoidTanh(_FakeQuantGraph):
+    def forward(self, x):
+        x = self.fq(x, "x")
+        return self.fq(torch.sigmoid(x), "sigmoid"), self.fq(torch.tanh(x), "tanh")
+
+
+class _Attention(_FakeQuantGraph):
+    """Single-head attention: bmm(q, k^T) -> softmax -> bmm(p, v)."""
+
+    def __init__(self, act):
+        super().__init__(act)
+        self.q = torch.nn.Linear(16, 8)
+        self.k = torch.nn.Linear(16, 8)
+        self.v = torch.nn.Linear(16, 8)
+
+    def forward(self, x):
+        x = self.fq(x, "x")
+        q = self.fq(self.linear(x, self.q), "q")
+        k = self.fq(self.linear(x, self.k), "k")
+        v = self.fq(self.linear(x, self.v), "v")
+        scores = self.fq(torch.bmm(q, k.transpose(1, 2)), "scores")
+        p = self.fq(torch.softmax(scores, -1), "p")
+        return self.fq(torch.bmm(p, v), "out")
+
+
+class _DecoderBlock(_FakeQuantGraph):
+    """A Llama-style decoder layer as far as integer kernels reach: multi-head causal-free
+    self-attention (q/k/v/o projections, bmm, softmax, bmm) with a residual add, then the gated
+    MLP (down(silu(gate(x)) * up(x)), SiLU written as x * sigmoid(x)) with a residual add. The
+    RMSNorms and rotary embeddings of a real Llama layer are left out: they need rsqrt, a
+    number operand (eps) and neg, which have no quantized kernel (docs/quantization.md, "Not
+    covered yet"), so strict check-missing-qparams would refuse the layer."""
+
+    def __init__(self, act, dim=16, heads=2, hidden=32):
+        super().__init__(act)
+        self.heads, self.head_dim = heads, dim // heads
+        self.q, self.k, self.v, self.o = (torch.nn.Linear(dim, dim, bias=False) for _ in range(4))
+        self.gate = torch.nn.Linear(dim, hidden, bias=False)
+        self.up = torch.nn.Linear(dim, hidden, bias=False)
+        self.down = torch.nn.Linear(hidden, dim, bias=False)
+
+    def _split(self, t, seq):  # [seq, dim] -> [heads, seq, head_dim]
+        return t.view(seq, self.heads, self.head_dim).transpose(0, 1)
+
+    def forward(self, x):  # x: [seq, dim]
+        seq = x.shape[0]
+        x = self.fq(x, "x")
+        q = self._split(self.fq(self.linear(x, self.q), "q"), seq)
+        k = self._split(self.fq(self.linear(x, self.k), "k"), seq)
+        v = self._split(self.fq(self.linear(x, self.v), "v"), seq)
+        scores = self.fq(torch.bmm(q, k.transpose(1, 2)), "scores")
+        p = self.fq(torch.softmax(scores, -1), "p")
+        ctx = self.fq(torch.bmm(p, v), "ctx").transpose(0, 1).reshape(seq, self.heads * self.head_dim)
+        h = self.fq(x + self.fq(self.linear(ctx, self.o), "o"), "h")
+        g = self.fq(self.linear(h, self.gate), "gate")
+        silu = self.fq(g * self.fq(torch.sigmoid(g), "sigmoid"), "silu")
+        mlp = self.fq(silu * self.fq(self.linear(h, self.up), "up"), "gated")
+        return self.fq(h + self.fq(self.linear(mlp, self.down), "down"), "out")
+
+
+class _MixedPrecision(_FakeQuantGraph):
+    """int16 activations into a uint8 result: the add computes in int16 and a requantize to
+    uint8 follows (insert-quantize-on-dtype-mismatch)."""
+
+    def __init__(self, act):
+        super().__init__(act)
+        self.fc = torch.nn.Linear(16, 16)
+
+    def forward(self, x, y):
+        h = self.fq(self.linear(self.fq(x, "x"), self.fc), "fc")
+        return self.fq(h + self.fq(y, "y"), "add", act="uint8")
+
+
+def _op_family_builder(model_class, shapes, act):
+    def build():
+        module = model_class(act).eval()
+        inputs = tuple(torch.randn(*shape) for shape in shapes)
+        module.calibrate(*(t * 1.25 for t in inputs))  # calibration a little wider than the test input
+        return module, inputs
+
+    return build
+
+
+def _op_family_cases() -> list[QuantCase]:
+    specs = [
+        ("residual_add_sub", _ResidualAddSub, [(4, 16)]),
+        ("mul", _Mul, [(4, 8), (4, 8)]),
+        ("cat", _Cat, [(2, 4), (2, 6)]),
+        ("pool", _Pool, [(1, 3, 8, 8)]),
+        ("softmax", _Softmax, [(4, 16)]),
+        ("mean", _Mean, [(2, 3, 10)]),
+        ("sigmoid_tanh", _SigmoidTanh, [(4, 8)]),
+        ("attention_bmm", _Attention, [(2, 5, 16)]),
+        ("decoder_block", _DecoderBlock, [(6, 16)]),
+    ]
+    cases = [QuantCase(f"fq_{name}_{act}", "fake-quant", _op_family_builder(cls, shapes, act))
+             for name, cls, shapes in specs for act in ("uint8", "int16")]
+    cases.append(QuantCase("fq_add_int16_to_uint8", "fake-quant",
+                           _op_family_builder(_MixedPrecision, [(4, 16), (4, 16)], "int16")))
+    return cases
+
+
+# ---------------------------------------------------------------------------
 # PT2E (torchao)
 # ---------------------------------------------------------------------------
 
@@ -405,7 +609,7 @@ SIZE_CASE = QuantCase("fq_mlp4x256_uint8_pc_uint4w", "fake-quant", _fake_quant_s
 
 
 def all_cases() -> list[QuantCase]:
-    return _fake_quant_cases() + _pt2e_cases() + _tico_cases()
+    return _fake_quant_cases() + _op_family_cases() + _pt2e_cases() + _tico_cases()
 
 
 def _table() -> str:

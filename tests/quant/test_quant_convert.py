@@ -38,10 +38,7 @@ SLACK = 1e-3
 
 # Models the bundle does not quantize yet, with the reason (strict check-missing-qparams
 # refuses them, naming the float op).
-NOT_YET = {
-    "fq_linear_uint8_pc_decomposed": "run_decompositions() turns linear into permute + mm/addmm; the bundle "
-                                     "quantizes linear but not mm/addmm (BATCH_MATMUL) yet",
-}
+NOT_YET: dict[str, str] = {}
 
 
 def inspect(tico_circle, circle) -> dict:
