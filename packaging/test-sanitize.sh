@@ -67,8 +67,8 @@ phase() { # prints how long the previous phase took (CI budget, docs/testing.md)
 
 cmake -S "$repo" -B "$build" -G Ninja \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" \
-  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g" \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-Og -g1" \
+  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-Og -g1" \
   -DCMAKE_INSTALL_PREFIX="$build/install" \
   -DPython3_EXECUTABLE="$venv/bin/python" \
   -DPython_EXECUTABLE="$venv/bin/python" \
