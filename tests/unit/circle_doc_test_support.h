@@ -274,8 +274,9 @@ inline std::map<std::string, BrokenCase> brokenModelCases() {
     m.subgraphs[0].operators[0].builtin_options.AsIfOptions()->else_subgraph_index = 5;
   })};
   cases["BAD_OPTIONS"] = {linear([](CircleModel &m) {
+                            // A type tag without its table (Reset frees the old one first).
+                            m.subgraphs[0].operators[0].builtin_options.Reset();
                             m.subgraphs[0].operators[0].builtin_options.type = circle::BuiltinOptions::AddOptions;
-                            m.subgraphs[0].operators[0].builtin_options.value = nullptr;
                           }),
                           false};
   cases["NEGATIVE_DIMENSION"] = {linear([](CircleModel &m) { m.subgraphs[0].tensors[2].shape = {-1, 4}; })};

@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <numeric>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -219,7 +220,7 @@ TEST(CircleWriter, InlineLayoutRoundTrips) {
   ASSERT_TRUE(verifies(bytes));
   EXPECT_TRUE(circle::ModelBufferHasIdentifier(bytes.data()));
 
-  auto decoded = circle::GetModel(bytes.data())->UnPack();
+  const std::unique_ptr<circle::ModelT> decoded(circle::GetModel(bytes.data())->UnPack());
   EXPECT_EQ(decoded->version, 0u);
   EXPECT_EQ(decoded->description, "writer-test");
   ASSERT_EQ(decoded->subgraphs.size(), 1u);
@@ -312,7 +313,7 @@ TEST(CircleWriter, ForcedExternalLayoutStoresOffsetsAndSizes) {
   const auto bytes = serializeCircle(model, options);
   ASSERT_TRUE(verifies(bytes));
 
-  auto decoded = circle::GetModel(bytes.data())->UnPack();
+  const std::unique_ptr<circle::ModelT> decoded(circle::GetModel(bytes.data())->UnPack());
   ASSERT_EQ(decoded->buffers.size(), 4u);
   EXPECT_TRUE(decoded->buffers[0]->data.empty());
   EXPECT_EQ(decoded->buffers[0]->offset, 0u);
@@ -389,7 +390,7 @@ TEST(CircleWriter, MappedPayloadsAreStreamedFromTheFile) {
     ASSERT_TRUE(verifies(bytes));
     EXPECT_EQ(bytes, serializeCircle(model, options)) << "file and memory writers agree";
 
-    auto decoded = circle::GetModel(bytes.data())->UnPack();
+    const std::unique_ptr<circle::ModelT> decoded(circle::GetModel(bytes.data())->UnPack());
     auto payloadOf = [&](uint32_t index) {
       const auto &buffer = *decoded->buffers[index];
       if (!external)
@@ -489,7 +490,7 @@ TEST(CircleWriter, StridedViewsAreMaterialisedRowMajor) {
     writeCircleFile(model, out, options);
     const auto bytes = readFile(out);
     ASSERT_TRUE(verifies(bytes));
-    auto decoded = circle::GetModel(bytes.data())->UnPack();
+    const std::unique_ptr<circle::ModelT> decoded(circle::GetModel(bytes.data())->UnPack());
     auto payloadOf = [&](uint32_t index) {
       const auto &buffer = *decoded->buffers[index];
       if (!external)
@@ -541,7 +542,7 @@ TEST(CircleWriter, WidenedPayloadsAreConvertedWhileStreaming) {
 
   const auto bytes = readFile(dir.file("widened.circle"));
   ASSERT_TRUE(verifies(bytes));
-  auto decoded = circle::GetModel(bytes.data())->UnPack();
+  const std::unique_ptr<circle::ModelT> decoded(circle::GetModel(bytes.data())->UnPack());
   auto floatsOf = [&](uint32_t index) {
     const auto &buffer = *decoded->buffers[index];
     std::vector<float> out(buffer.size / sizeof(float));
@@ -624,7 +625,7 @@ TEST(CircleWriter, QuantizationSignaturesAndMetadataRoundTrip) {
 
   const auto bytes = serializeCircle(model);
   ASSERT_TRUE(verifies(bytes));
-  auto decoded = circle::GetModel(bytes.data())->UnPack();
+  const std::unique_ptr<circle::ModelT> decoded(circle::GetModel(bytes.data())->UnPack());
   const auto &q = decoded->subgraphs[0]->tensors[1]->quantization;
   ASSERT_NE(q, nullptr);
   EXPECT_EQ(q->scale, quant->scale);

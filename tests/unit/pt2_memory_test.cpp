@@ -21,7 +21,8 @@ struct Buffer {
 Buffer bufferOf(const std::string &text) {
   Buffer b;
   b.bytes = std::make_shared<std::vector<std::byte>>(text.size());
-  std::memcpy(b.bytes->data(), text.data(), text.size());
+  if (!text.empty()) // memcpy from/to the null data() of an empty vector is undefined
+    std::memcpy(b.bytes->data(), text.data(), text.size());
   b.storage = tico::Storage::fromExternal(b.bytes->data(), b.bytes->size(), b.bytes);
   return b;
 }
