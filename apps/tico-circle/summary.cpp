@@ -100,7 +100,8 @@ json tensorEntry(const CircleModel &model, const CircleSubGraph &sg, std::size_t
   out["bytes"] = tensorPayloadBytes(model, t);
   if (t.is_variable)
     out["is_variable"] = true;
-  if (isQuantized(t) || (t.quantization && !t.quantization->min.empty()))
+  const bool mx = t.type == circle::TensorType::MXINT8 || t.type == circle::TensorType::MXFP4;
+  if (isQuantized(t) || (t.quantization && (!t.quantization->min.empty() || mx)))
     out["quantization"] = quantizationEntry(*t.quantization);
   return out;
 }
@@ -238,7 +239,11 @@ std::string valueList(const json &list) {
 }
 
 // " q: scale=[...] zp=[...] axis=N min=[...] max=[...] details=X" (axis only per channel).
+// MX tensors (MXINT8 / MXFP4: the type names the format): " q: mx axis=N", N = the dimension
+// along which blocks of 32 elements share an exponent.
 std::string quantizationText(const json &q) {
+  if (q["scale"].empty() && q["zero_point"].empty() && !q.contains("min") && !q.contains("details"))
+    return " q: mx axis=" + std::to_string(q["quantized_dimension"].get<int64_t>());
   std::string out = " q: scale=" + valueList(q["scale"]) + " zp=" + valueList(q["zero_point"]);
   if (q["scale"].size() > 1 || q["quantized_dimension"].get<int64_t>() != 0)
     out += " axis=" + std::to_string(q["quantized_dimension"].get<int64_t>());

@@ -41,6 +41,8 @@ void registerCircleCustom(Registrar &r) {
     const std::string key = opKeyOf(schema);
     if (key == "circle_custom::rms_norm.default" || key == "circle_custom::attention.default")
       continue; // lowered directly
+    if (key == "circle_custom::quantize_mx.default")
+      continue; // QUANTIZE when fold-mx-quant-ops keeps it (quantize_mx.cpp)
     // Keys derived from the plugin's own schema table: they name registered ops by construction.
     LoweringSpec spec;
     spec.op = OpKey::parseOrThrow(key);

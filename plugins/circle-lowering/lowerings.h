@@ -39,5 +39,6 @@ void registerScatterIndexPut(Registrar &registrar);
 void registerScatterSelect(Registrar &registrar);
 void registerCircleCustom(Registrar &registrar);
 void registerQuantize(Registrar &registrar);
+void registerQuantizeMx(Registrar &registrar);
 
 } // namespace tico::lowering

@@ -43,6 +43,7 @@ void registerAll(tico::Registrar &r) {
   registerScatterSelect(r);
   registerCircleCustom(r);
   registerQuantize(r);
+  registerQuantizeMx(r);
 }
 
 } // namespace

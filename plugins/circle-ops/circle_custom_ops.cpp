@@ -226,8 +226,8 @@ Result resizeBilinear(const Node &node) {
 std::string mxReason(const Node &node) {
   std::string format = node.arg("elem_format").kind() == Argument::Kind::String ? node.arg("elem_format").asString() : "?";
   return "MX block quantization (element format '" + format +
-         "'): the original folds it into MX-quantized Circle tensors (mxint8, mxfp4, ...); tico has no quantized "
-         "tensor types yet (quantization support is pending)";
+         "'): no Circle operator; the pipeline's fake-quantize and quantize stages (decompose-fake-quantize, "
+         "fold-mx-quant-ops) make it MX-quantized tensors (mxint8, mxfp4), as the original does";
 }
 
 } // namespace

@@ -21,6 +21,7 @@
 // positive and finite, zero point inside the range); a bad one is an error naming the node.
 // Only float32 inputs are decomposed: the decomposed ops produce float32, fake-quantize keeps
 // the input's dtype.
+#include "mx_quant.h"
 #include "quant_passes.h"
 #include "quant_support.h"
 
@@ -242,7 +243,8 @@ void registerDecomposeFakeQuantize(Registrar &r) {
   using rewrite::makePattern;
   r.addPass({"decompose-fake-quantize",
              "Rewrite fake_quantize_per_tensor/per_channel_affine (and their tensor-qparams and cachemask forms) "
-             "as quantized_decomposed quantize + dequantize",
+             "as quantized_decomposed quantize + dequantize, circle_custom::mx_fake_quantize as quantize_mx + "
+             "dequantize_mx",
              {},
              [](const Options &) {
                std::vector<std::unique_ptr<rewrite::Pattern>> patterns;
@@ -254,6 +256,7 @@ void registerDecomposeFakeQuantize(Registrar &r) {
                patterns.push_back(makePattern({aten::fake_quantize_per_channel_affine_default.key(),
                                                aten::fake_quantize_per_channel_affine_cachemask_default.key()},
                                               decomposePerChannel));
+               patterns.push_back(makeDecomposeMxPattern()); // circle_custom::mx_fake_quantize (mx_quant.cpp)
                rewrite::DriverConfig config;
                // Graph order: the order of the rewrites decides node positions, hence output bytes.
                config.traversal = rewrite::Traversal::Sweep;

@@ -1,4 +1,5 @@
 // libtico-quant-passes: the ATen-level quantization passes (docs/quantization.md).
+#include "mx_quant.h"
 #include "quant_passes.h"
 
 #include "tico/plugin/plugin.h"
@@ -11,6 +12,7 @@ void registerAll(tico::Registrar &r) {
   // The conversion-time bundle (stage `quantize` of the default pipeline).
   tico::quant_passes::registerRemoveWeightDequant(r);
   tico::quant_passes::registerFoldQuantOps(r);
+  tico::quant_passes::registerFoldMxQuantOps(r); // MX: mx_quant.cpp
   tico::quant_passes::registerPropagateQParamForward(r);
   tico::quant_passes::registerPropagateQParamBackward(r);
   tico::quant_passes::registerQuantizeBias(r);

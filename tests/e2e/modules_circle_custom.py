@@ -22,10 +22,10 @@ kernel cannot run, and then the reference says what stands in for it:
 stand-in reference in eager mode; the reloaded program (test_export_only) runs
 the package's kernel and fails as described (a strict expected failure).
 
-The MX quantization ops are refused by tico (no quantized tensor types yet):
-``mx_fake_quantize`` is a case here (its kernel runs); ``quantize_mx`` and
+The MX quantization ops become MX-typed Circle tensors (docs/quantization.md,
+"MX"): ``mx_fake_quantize`` is a case here (its kernel runs); ``quantize_mx`` and
 ``dequantize_mx`` have kernels that always raise, so test_circle_custom.py
-checks their refusal directly.
+checks their conversion against ``mx_fake_quantize`` directly.
 """
 
 from __future__ import annotations
@@ -296,7 +296,7 @@ define_case(
 )
 
 # ---------------------------------------------------------------------------
-# MX fake quantization: refused (tico has no quantized tensor types yet).
+# MX fake quantization: an MXINT8 tensor (the built-in runtime applies the MX rounding).
 # ---------------------------------------------------------------------------
 
 define_case(

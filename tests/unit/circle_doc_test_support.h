@@ -303,6 +303,8 @@ inline std::map<std::string, BrokenCase> brokenModelCases() {
       [](CircleModel &m) { m.subgraphs[0].tensors[1].quantization = quantRecord({0.25f, 0.125f, 0.0625f}, {0, 0, 0}, 2); })};
   cases["QUANT_CHANNEL_COUNT"] = {
       quantized([](CircleModel &m) { m.subgraphs[0].tensors[1].quantization = quantRecord({0.25f, 0.125f}, {0, 0}, 0); })};
+  // An MX output (MXINT8) whose record carries a scale and a zero point.
+  cases["QUANT_MX_RECORD"] = {quantized([](CircleModel &m) { m.subgraphs[0].tensors[3].type = circle::TensorType::MXINT8; })};
   cases["MULTIPLE_PRODUCERS"] = {linear([](CircleModel &m) { m.subgraphs[0].operators[2].outputs = {3}; })};
   cases["CONSTANT_OVERWRITTEN"] = {linear([](CircleModel &m) { m.subgraphs[0].operators[2].outputs = {1}; })};
   cases["UNDEFINED_INPUT"] = {linear([](CircleModel &m) {

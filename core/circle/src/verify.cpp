@@ -41,6 +41,9 @@ const std::vector<CircleVerifierRule> &circleVerifierRules() {
       {"QUANT_LENGTH_MISMATCH", S::Error,
        "zero_point is as long as scale; min and max are both empty or both as long as scale"},
       {"QUANT_DIMENSION", S::Error, "quantized_dimension of a per-channel record is inside the tensor's rank"},
+      {"QUANT_MX_RECORD", S::Error,
+       "an MXINT8 / MXFP4 tensor has a quantization record with quantized_dimension (the axis of its shared "
+       "exponents) inside its rank, and no scales or zero points"},
       {"QUANT_CHANNEL_COUNT", S::Error,
        "a per-channel record has one scale per index of the quantized dimension"},
       {"MULTIPLE_PRODUCERS", S::Error, "each tensor is written by at most one operator"},

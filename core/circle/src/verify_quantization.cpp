@@ -43,8 +43,37 @@ std::string typeName(circle::TensorType type) {
   return name && *name ? name : std::to_string(static_cast<int>(type));
 }
 
+bool isMxType(circle::TensorType type) {
+  return type == circle::TensorType::MXINT8 || type == circle::TensorType::MXFP4;
+}
+
+// MX tensors: the type is the format, the record only says along which dimension blocks of
+// 32 elements share an exponent.
+void checkMx(Findings &f, std::size_t s, std::size_t t) {
+  const CircleTensor &tensor = f.model.subgraphs[s].tensors[t];
+  const std::string path = tensorPath(s, t) + ".quantization";
+  const std::string label = tensorLabel(f.model.subgraphs[s], static_cast<int64_t>(t)) + " of type " +
+                            typeName(tensor.type);
+  if (!tensor.quantization) {
+    f.error("QUANT_MX_RECORD", path, label + " has no quantization record (quantized_dimension names its MX axis)");
+    return;
+  }
+  const circle::QuantizationParametersT &q = *tensor.quantization;
+  if (!q.scale.empty() || !q.zero_point.empty())
+    f.error("QUANT_MX_RECORD", path + ".scale",
+            label + " has " + std::to_string(q.scale.size()) + " scales and " + std::to_string(q.zero_point.size()) +
+                " zero points (MX exponents are shared per block, not given as scales)");
+  const auto rank = static_cast<int64_t>(tensor.shape.size());
+  if (q.quantized_dimension < 0 || q.quantized_dimension >= rank)
+    f.error("QUANT_MX_RECORD", path + ".quantized_dimension",
+            label + " has quantized_dimension " + std::to_string(q.quantized_dimension) + " but rank " +
+                std::to_string(rank));
+}
+
 void checkRecord(Findings &f, std::size_t s, std::size_t t) {
   const CircleTensor &tensor = f.model.subgraphs[s].tensors[t];
+  if (isMxType(tensor.type))
+    return checkMx(f, s, t);
   const circle::QuantizationParametersT &q = *tensor.quantization;
   const std::string path = tensorPath(s, t) + ".quantization";
   const std::string label = tensorLabel(f.model.subgraphs[s], static_cast<int64_t>(t));
@@ -100,7 +129,7 @@ void checkRecord(Findings &f, std::size_t s, std::size_t t) {
 void checkQuantization(Findings &f, std::size_t s) {
   const CircleSubGraph &sg = f.model.subgraphs[s];
   for (std::size_t t = 0; t < sg.tensors.size(); ++t)
-    if (sg.tensors[t].quantization)
+    if (sg.tensors[t].quantization || isMxType(sg.tensors[t].type))
       checkRecord(f, s, t);
 }
 

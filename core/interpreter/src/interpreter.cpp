@@ -4,12 +4,14 @@
 
 #include "kernel.h"
 #include "model_check.h"
+#include "quant/mx.h"
 #include "quant/qparams.h"
 
 #include "tico/support/error.h"
 
 #include <cstring>
 #include <map>
+#include <optional>
 
 namespace tico {
 
@@ -25,8 +27,15 @@ struct CompiledOp {
   std::vector<int32_t> release; // tensors whose last reader is this operator
 };
 
+// An MX tensor (MXINT8 / MXFP4): float32 values MX quantize-dequantized when written.
+struct MxTensor {
+  circle::TensorType type = circle::TensorType::MXINT8;
+  int64_t axis = 0;
+};
+
 struct CompiledSubgraph {
   const CircleSubGraph *graph = nullptr;
+  std::vector<std::optional<MxTensor>> mx; // by tensor index
   std::vector<Tensor> constants; // by tensor index; undefined for non-constants
   std::vector<CompiledOp> ops;
   std::vector<Shape> declared;   // shape_signature (or shape) per tensor, -1 = dynamic
@@ -83,6 +92,64 @@ Tensor constantTensor(const CircleModel &model, const CircleSubGraph &graph, std
   return copy;
 }
 
+// The model the kernels see: MX tensors become FLOAT32 tensors without a quantization record
+// (their kernels are the float ones; runSubgraph applies the MX rounding to what they write),
+// and `mx` records their format and axis. A model without MX tensors is used as it is.
+std::shared_ptr<const CircleModel> withoutMxTypes(std::shared_ptr<const CircleModel> model,
+                                                  std::vector<std::vector<std::optional<MxTensor>>> &mx) {
+  if (!model)
+    return model;
+  mx.assign(model->subgraphs.size(), {});
+  std::shared_ptr<CircleModel> copy;
+  for (std::size_t s = 0; s < model->subgraphs.size(); ++s) {
+    const CircleSubGraph &graph = model->subgraphs[s];
+    mx[s].resize(graph.tensors.size());
+    for (std::size_t t = 0; t < graph.tensors.size(); ++t) {
+      const CircleTensor &tensor = graph.tensors[t];
+      if (!interp::quant::isMxType(tensor.type))
+        continue;
+      const std::string label = "MX tensor " + tensorLabel(graph, static_cast<int32_t>(t)) + " (" +
+                                std::string(circle::EnumNameTensorType(tensor.type)) + ")";
+      if (interp::isConstant(*model, tensor))
+        throw Error(label + " is a constant: the interpreter runs MX activations only (packed MX payloads with "
+                    "shared exponents are not read)");
+      if (!tensor.quantization)
+        throw Error(label + " has no quantization record (its quantized_dimension is the axis of the shared "
+                    "exponents)");
+      const int64_t axis = tensor.quantization->quantized_dimension;
+      if (axis < 0 || axis >= static_cast<int64_t>(tensor.shape.size()))
+        throw Error(label + " has quantized_dimension " + std::to_string(axis) + " outside its rank " +
+                    std::to_string(tensor.shape.size()));
+      if (!copy)
+        copy = std::make_shared<CircleModel>(*model);
+      CircleTensor &plain = copy->subgraphs[s].tensors[t];
+      plain.type = circle::TensorType::FLOAT32;
+      plain.quantization = nullptr;
+      mx[s][t] = MxTensor{tensor.type, axis};
+    }
+  }
+  if (!copy)
+    return model;
+  // QUANTIZE into an MX tensor (float -> MX, MX -> MX) computes nothing but the MX rounding,
+  // which runSubgraph applies to the result: here it is a float32 -> float32 copy (CAST).
+  for (std::size_t s = 0; s < copy->subgraphs.size(); ++s)
+    for (CircleOperator &op : copy->subgraphs[s].operators) {
+      const int32_t code = copy->operator_codes[op.opcode_index].builtin_code;
+      if (code != static_cast<int32_t>(circle::BuiltinOperator::QUANTIZE) || op.outputs.size() != 1 ||
+          op.inputs.size() != 1 || op.outputs[0] < 0 || op.inputs[0] < 0 ||
+          static_cast<std::size_t>(op.outputs[0]) >= mx[s].size() || !mx[s][static_cast<std::size_t>(op.outputs[0])])
+        continue;
+      const CircleTensor &in = copy->subgraphs[s].tensors.at(static_cast<std::size_t>(op.inputs[0]));
+      if (in.type != circle::TensorType::FLOAT32)
+        throw Error("QUANTIZE into MX tensor " + tensorLabel(copy->subgraphs[s], op.outputs[0]) + " reads " +
+                    tensorLabel(copy->subgraphs[s], op.inputs[0]) + " of type " +
+                    std::string(circle::EnumNameTensorType(in.type)) + "; only float32 and MX inputs are supported");
+      op.opcode_index = copy->operatorCodeIndex(circle::BuiltinOperator::CAST);
+      op.builtin_options = circle::BuiltinOptionsUnion{};
+    }
+  return std::shared_ptr<const CircleModel>(std::move(copy));
+}
+
 } // namespace
 
 struct CircleInterpreter::Impl final : interp::SubgraphRunner {
@@ -95,9 +162,11 @@ struct CircleInterpreter::Impl final : interp::SubgraphRunner {
   void checkInputs(uint32_t index, const std::vector<std::shared_ptr<const TensorData>> &inputs) const;
 };
 
-CircleInterpreter::Impl::Impl(std::shared_ptr<const CircleModel> m) : model(std::move(m)) {
-  if (!model)
+CircleInterpreter::Impl::Impl(std::shared_ptr<const CircleModel> m) {
+  if (!m)
     throw Error("interpreter: no model");
+  std::vector<std::vector<std::optional<MxTensor>>> mx;
+  model = withoutMxTypes(std::move(m), mx);
   interp::checkModelStructure(*model);
   interp::checkOperatorSupport(*model);
 
@@ -107,6 +176,7 @@ CircleInterpreter::Impl::Impl(std::shared_ptr<const CircleModel> m) : model(std:
     const CircleSubGraph &graph = model->subgraphs[s];
     CompiledSubgraph &compiled = subgraphs[s];
     compiled.graph = &graph;
+    compiled.mx = std::move(mx[s]);
     compiled.constants.resize(graph.tensors.size());
     compiled.declared.resize(graph.tensors.size());
     for (std::size_t t = 0; t < graph.tensors.size(); ++t) {
@@ -169,6 +239,8 @@ std::vector<Tensor> CircleInterpreter::Impl::runSubgraph(uint32_t index, std::ve
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const auto t = static_cast<std::size_t>(graph.inputs[i]);
     values[t] = std::move(inputs[i]);
+    if (const auto &mx = compiled.mx[t]) // an MX model input holds MX values
+      values[t] = interp::quant::mxQuantizeDequantize(values[t], mx->type, mx->axis);
     slot[t] = &values[t];
   }
 
@@ -224,6 +296,8 @@ std::vector<Tensor> CircleInterpreter::Impl::runSubgraph(uint32_t index, std::ve
                       interp::shapeString(declared));
       }
       values[t] = std::move(out);
+      if (const auto &mx = compiled.mx[t]) // the kernel computed in float32; the tensor holds MX values
+        values[t] = interp::quant::mxQuantizeDequantize(values[t], mx->type, mx->axis);
       slot[t] = &values[t];
     }
     for (int32_t t : step.release) {

@@ -8,6 +8,15 @@ namespace tico {
 
 std::shared_ptr<const circle::QuantizationParametersT> toCircleQuantization(const QuantParams &q,
                                                                             const std::string &tensor_name) {
+  if (q.isMx()) {
+    // The tensor type says the format; the record only the dimension of the shared exponents.
+    if (!q.axis || *q.axis < 0 || *q.axis > INT32_MAX)
+      throw Error("tensor '" + tensor_name + "' is " + std::string(mxFormatName(*q.mx)) +
+                  "-quantized without a valid axis");
+    auto out = std::make_shared<circle::QuantizationParametersT>();
+    out->quantized_dimension = static_cast<int32_t>(*q.axis);
+    return out;
+  }
   if (q.isPerBlock())
     throw Error("tensor '" + tensor_name + "' is quantized per block (axis " + std::to_string(q.axis.value_or(-1)) +
                 ", block size " + std::to_string(*q.block_size) +
@@ -24,6 +33,22 @@ std::shared_ptr<const circle::QuantizationParametersT> toCircleQuantization(cons
     out->quantized_dimension = static_cast<int32_t>(*q.axis);
   }
   return out;
+}
+
+circle::TensorType circleMxType(MxFormat format) {
+  switch (format) {
+  case MxFormat::Int8: return circle::TensorType::MXINT8;
+  case MxFormat::Fp4: return circle::TensorType::MXFP4;
+  }
+  throw Error("unknown MX format");
+}
+
+std::optional<MxFormat> mxFormatOfCircleType(circle::TensorType type) {
+  if (type == circle::TensorType::MXINT8)
+    return MxFormat::Int8;
+  if (type == circle::TensorType::MXFP4)
+    return MxFormat::Fp4;
+  return std::nullopt;
 }
 
 std::shared_ptr<const QuantParams> fromCircleQuantization(const circle::QuantizationParametersT &q,

@@ -179,6 +179,9 @@ int32_t GraphEmitter::tensorForValue(const Value *value) {
     t.type = circleTypeOf(value->dtype(), "value '" + value->name() + "'");
     fillShape(t, value->shape(), fixed_);
     t.quantization = quantizationOf(value, t.name);
+    // An MX value (f32 in the IR) is an MXINT8 / MXFP4 tensor in Circle.
+    if (value->isMxQuantized())
+      t.type = circleMxType(*value->quant()->mx);
   }
   return addTensor(std::move(t));
 }
@@ -238,6 +241,10 @@ int32_t GraphEmitter::constantTensor(std::shared_ptr<const TensorData> data, con
   } catch (const Error &e) {
     throw Error("constant '" + name_hint + "': " + e.what());
   }
+  if (owner != nullptr && owner->isMxQuantized())
+    throw Error("constant '" + name_hint + "' is " + std::string(mxFormatName(*owner->quant()->mx)) +
+                "-quantized; Circle MX constants need packed blocks and shared exponents, which the serializer "
+                "does not write (quantize it at run time: keep its quantize_mx node)");
   CircleTensor t;
   t.name = reserved_name ? name : uniqueName(name_hint);
   t.type = circleTypeOf(data->dtype, "constant '" + t.name + "'");

@@ -27,9 +27,44 @@ std::optional<int64_t> expectedEntries(const QuantParams &q, const Shape &shape)
   return count;
 }
 
+std::vector<std::string> mxProblems(const QuantParams &q, DType dtype, const Shape &shape) {
+  std::vector<std::string> problems;
+  const std::string format(mxFormatName(*q.mx));
+  if (dtype != DType::Float32)
+    problems.push_back("has " + format + " quantization but its element type '" + std::string(dtypeName(dtype)) +
+                       "' is not f32 (MX values hold their real values in the IR)");
+  if (!q.scale.empty() || !q.zero_point.empty() || q.block_size || !q.min.empty() || !q.max.empty())
+    problems.push_back("has " + format + " quantization together with scale, zp, block, min or max (an MX value "
+                       "carries only its format and axis)");
+  if (!q.axis)
+    problems.push_back("has " + format + " quantization without an axis (the shared exponents run along it)");
+  else if (*q.axis < 0 || *q.axis >= static_cast<int64_t>(shape.size()))
+    problems.push_back(format + " quantization axis " + std::to_string(*q.axis) + " is outside the rank " +
+                       std::to_string(shape.size()));
+  return problems;
+}
+
 } // namespace
 
+std::string_view mxFormatName(MxFormat format) {
+  switch (format) {
+  case MxFormat::Int8: return "mxint8";
+  case MxFormat::Fp4: return "mxfp4";
+  }
+  return "mx?";
+}
+
+std::optional<MxFormat> mxFormatFromName(std::string_view name) {
+  if (name == "mxint8")
+    return MxFormat::Int8;
+  if (name == "mxfp4")
+    return MxFormat::Fp4;
+  return std::nullopt;
+}
+
 std::vector<std::string> quantParamsProblems(const QuantParams &q, DType dtype, const Shape &shape) {
+  if (q.isMx())
+    return mxProblems(q, dtype, shape);
   std::vector<std::string> problems;
   if (!isQuantizedDType(dtype)) {
     problems.push_back("has quantization parameters but its element type '" + std::string(dtypeName(dtype)) +

@@ -374,11 +374,21 @@ private:
         q.min = floatList();
       else if (key == "max")
         q.max = floatList();
-      else
-        failAt(key_at, "unknown quantization parameter '" + key + "' (expected scale, zp, axis, block, min, max)");
+      else if (key == "mx") {
+        skip();
+        std::size_t format_at = pos_;
+        std::string format = ident();
+        q.mx = mxFormatFromName(format);
+        if (!q.mx)
+          failAt(format_at, "unknown MX format '" + format + "' (expected mxint8 or mxfp4)");
+      } else
+        failAt(key_at, "unknown quantization parameter '" + key + "' (expected scale, zp, axis, block, min, max, mx)");
     } while (tryChar(','));
     expect('}');
-    if (!seen.count("scale") || !seen.count("zp"))
+    if (q.mx) {
+      if (!seen.count("axis") || seen.size() != 2)
+        failAt(at, "MX quantization parameters are mx=<format> and axis=<dim>, nothing else");
+    } else if (!seen.count("scale") || !seen.count("zp"))
       failAt(at, "quantization parameters need scale=[...] and zp=[...]");
     return std::make_shared<const QuantParams>(std::move(q));
   }

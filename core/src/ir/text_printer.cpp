@@ -20,7 +20,10 @@ template <typename T, typename F> std::string listText(const std::vector<T> &ite
 }
 
 // " {q: scale=[...], zp=[...], axis=0, block=32, min=[...], max=[...]}" (absent parts omitted).
+// MX values: " {q: mx=mxint8, axis=1}".
 std::string quantText(const QuantParams &q) {
+  if (q.isMx())
+    return " {q: mx=" + std::string(mxFormatName(*q.mx)) + (q.axis ? ", axis=" + std::to_string(*q.axis) : "") + "}";
   auto integer = [](int64_t v) { return std::to_string(v); };
   std::string out = " {q: scale=" + listText(q.scale, formatFloat) + ", zp=" + listText(q.zero_point, integer);
   if (q.axis)

@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,11 @@ namespace tico {
 // The Circle record for `q`. Throws tico::Error naming `tensor_name` for per-block parameters.
 std::shared_ptr<const circle::QuantizationParametersT> toCircleQuantization(const QuantParams &q,
                                                                             const std::string &tensor_name);
+
+// MX values (QuantParams::mx): the Circle tensor type of the format (MXINT8 -7, MXFP4 -6) and
+// back (nullopt for other types). Their record holds only quantized_dimension = the axis.
+circle::TensorType circleMxType(MxFormat format);
+std::optional<MxFormat> mxFormatOfCircleType(circle::TensorType type);
 
 // The IR record for a Circle one (per-tensor when it holds a single scale, else per-channel
 // along quantized_dimension); null when the record holds no scale. Throws tico::Error naming

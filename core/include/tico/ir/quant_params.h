@@ -17,6 +17,13 @@
 //                  this, so the Circle serializer refuses it.
 // min / max (optional, both empty or as long as scale) record the calibrated range.
 //
+// MX (microscaling) values are the other kind: `mx` names the element format (mxint8, mxfp4:
+// the two Circle's TensorType can carry), `axis` the dimension along which every 32
+// consecutive elements share one power-of-two exponent, and nothing else is set. Their IR
+// element type stays f32: the IR holds the real values (what MX fake quantization computes);
+// the shared exponents exist only in the runtime's storage. The Circle serializer writes such a
+// value as an MXINT8 / MXFP4 tensor with quantized_dimension = axis (docs/quantization.md, "MX").
+//
 // Values share one immutable record (std::shared_ptr<const QuantParams>), so copying a value's
 // type or cloning a graph never copies the vectors.
 #pragma once
@@ -27,9 +34,20 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tico {
+
+// MX element formats with a Circle tensor type.
+enum class MxFormat : uint8_t { Int8, Fp4 };
+
+// "mxint8", "mxfp4" (the original converter's dtype spelling, also the textual IR's).
+std::string_view mxFormatName(MxFormat format);
+std::optional<MxFormat> mxFormatFromName(std::string_view name);
+
+// Elements that share one exponent along the axis of an MX value.
+inline constexpr int64_t kMxBlockSize = 32;
 
 struct QuantParams {
   std::vector<float> scale;
@@ -38,8 +56,10 @@ struct QuantParams {
   std::optional<int64_t> block_size; // present: per-block along `axis`
   std::vector<float> min;
   std::vector<float> max;
+  std::optional<MxFormat> mx;        // present: MX quantization along `axis` (see above)
 
   bool isPerTensor() const { return !axis.has_value(); }
+  bool isMx() const { return mx.has_value(); }
   bool isPerBlock() const { return block_size.has_value(); }
 
   bool operator==(const QuantParams &other) const = default;
@@ -51,6 +71,7 @@ struct QuantParams {
 // max) of different lengths, a block size that does not divide its dimension, a storage type
 // that is not an integer quantized type. Each problem is one sentence fragment without the
 // value's name (callers prefix it). Symbolic dimensions skip the checks that need their size.
+// MX parameters: the value must be f32, carry an axis inside the rank and nothing else.
 std::vector<std::string> quantParamsProblems(const QuantParams &q, DType dtype, const Shape &shape);
 
 // The problems above joined as "value 'x': problem; problem", or "" when there are none.

@@ -43,7 +43,10 @@ public:
   // The record is shared and immutable: replace it, never change it in place.
   const QuantParams *quant() const { return quant_.get(); }
   const std::shared_ptr<const QuantParams> &quantShared() const { return quant_; }
-  bool isQuantized() const { return quant_ != nullptr; }
+  // Affine-quantized (integer codes with scale / zero point). An MX value (quant()->isMx()) is
+  // not: it holds real f32 values, and every pass treats it as float.
+  bool isQuantized() const { return quant_ != nullptr && !quant_->isMx(); }
+  bool isMxQuantized() const { return quant_ != nullptr && quant_->isMx(); }
   void setQuant(std::shared_ptr<const QuantParams> quant) { quant_ = std::move(quant); }
   void setQuant(QuantParams quant) { quant_ = std::make_shared<const QuantParams>(std::move(quant)); }
 
