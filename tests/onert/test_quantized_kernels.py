@@ -38,6 +38,9 @@ from circle_schema.v0_10.circle.OperatorCode import OperatorCodeT
 from circle_schema.v0_10.circle.QuantizationParameters import QuantizationParametersT
 from circle_schema.v0_10.circle.SubGraph import SubGraphT
 from circle_schema.v0_10.circle.Tensor import TensorT
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "e2e"))
+from onert_child import run_onert_child  # noqa: E402
 from circle_schema.v0_10.circle.TensorType import TensorType
 
 import importlib
@@ -441,37 +444,13 @@ def run_builtin(model: Path, feeds: list[np.ndarray], work: Path) -> list[np.nda
     return outputs
 
 
-ONERT_CHILD = """
-import sys, numpy as np
-from onert.native.libnnfw_api_pybind import infer, prepare_config
-def phase(name):
-    print("phase:", name, file=sys.stderr, flush=True)
-data = np.load(sys.argv[2])
-phase("load")
-session = infer.nnfw_session(sys.argv[1], "cpu")
-session.set_prepare_config(prepare_config.ENABLE_INTERNAL_OUTPUT_ALLOC)
-phase("prepare")
-session.prepare()
-phase("set inputs")
-for i in range(sum(k.startswith("feed") for k in data.files)):
-    session.set_input(i, np.ascontiguousarray(data[f"feed{i}"]))
-phase("run")
-session.run()
-np.savez(sys.argv[3], *[np.array(session.get_output(i)) for i in range(session.output_size())])
-"""
-
-
 def run_onert(model: Path, feeds: list[np.ndarray], work: Path) -> list[np.ndarray] | str:
-    np.savez(work / "feeds.npz", **{f"feed{i}": f for i, f in enumerate(feeds)})
-    proc = subprocess.run([sys.executable, "-c", ONERT_CHILD, str(model), str(work / "feeds.npz"), str(work / "onert.npz")],
-                          capture_output=True, text=True, timeout=300)
-    if proc.returncode != 0:
+    outputs, proc, phases = run_onert_child(model, feeds, work)
+    if outputs is None:
         lines = [line.strip() for line in (proc.stderr or "").splitlines() if line.strip()]
-        phases = [line[len("phase: "):] for line in lines if line.startswith("phase: ")]
         how = "crashed (signal %d)" % -proc.returncode if proc.returncode < 0 else (lines[-1] if lines else "failed")
         return f"onert {how} at {phases[-1] if phases else 'start'}"
-    data = np.load(work / "onert.npz")
-    return [data[f"arr_{i}"] for i in range(len(data.files))]
+    return outputs
 
 
 def as_codes(output: np.ndarray, grid: tuple[float, int]) -> np.ndarray:

@@ -22,8 +22,6 @@ the report script tests/bench/quant_report.py.
 from __future__ import annotations
 
 import math
-import subprocess
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -270,35 +268,13 @@ def quantize_codes(x: np.ndarray, quant: Quant, dtype: str) -> np.ndarray:
                                                                       "INT16": np.int16}[dtype])
 
 
-_ONERT_CHILD = """
-import sys, numpy as np
-from onert.native.libnnfw_api_pybind import infer, prepare_config
-def phase(name):
-    print("phase:", name, file=sys.stderr, flush=True)
-data = np.load(sys.argv[2])
-phase("load")
-session = infer.nnfw_session(sys.argv[1], "cpu")
-session.set_prepare_config(prepare_config.ENABLE_INTERNAL_OUTPUT_ALLOC)
-phase("prepare")
-session.prepare()
-phase("set inputs")
-for i in range(sum(k.startswith("feed") for k in data.files)):
-    session.set_input(i, np.ascontiguousarray(data[f"feed{i}"]))
-phase("run")
-session.run()
-np.savez(sys.argv[3], *[np.array(session.get_output(i)) for i in range(session.output_size())])
-"""
-
-
 def run_onert(model: Path, feeds: list[np.ndarray], work: Path) -> list[np.ndarray] | str:
     """onert's outputs, or why onert refused the model ("onert <error> at <phase>")."""
-    work.mkdir(parents=True, exist_ok=True)
-    np.savez(work / "feeds.npz", **{f"feed{i}": f for i, f in enumerate(feeds)})
-    proc = subprocess.run([sys.executable, "-c", _ONERT_CHILD, str(model), str(work / "feeds.npz"), str(work / "onert.npz")],
-                          capture_output=True, text=True, timeout=300)
-    if proc.returncode != 0:
+    from onert_child import run_onert_child  # tests/e2e, on the path through conftest.py
+
+    outputs, proc, phases = run_onert_child(model, feeds, work)
+    if outputs is None:
         lines = [line.strip() for line in (proc.stdout + "\n" + proc.stderr).splitlines() if line.strip()]
-        phases = [line[len("phase: "):] for line in lines if line.startswith("phase: ")]
         # onert's own message ("Error during model prepare : Quantize: Unsupported data type")
         # says more than the exception (NNFW_STATUS_ERROR).
         messages = [line for line in lines if line.startswith("Error")] or [
@@ -306,8 +282,7 @@ def run_onert(model: Path, feeds: list[np.ndarray], work: Path) -> list[np.ndarr
         how = f"crashed (signal {-proc.returncode})" if proc.returncode < 0 else (" ".join(messages[0].split()) if messages else "failed")
         how = how.replace("onert.native.libnnfw_api_pybind.exception.", "")
         return f"onert at {phases[-1] if phases else 'start'}: {how}"
-    data = np.load(work / "onert.npz")
-    return [data[f"arr_{i}"] for i in range(len(data.files))]
+    return outputs
 
 
 # ---------------------------------------------------------------------------
