@@ -26,8 +26,10 @@ session.set_prepare_config(prepare_config.ENABLE_INTERNAL_OUTPUT_ALLOC)
 phase("prepare")
 session.prepare()
 phase("set inputs")
-for i in range(sum(k.startswith("feed") for k in data.files)):
-    session.set_input(i, np.ascontiguousarray(data[f"feed{i}"]))
+# The binding keeps a pointer, not a reference: the arrays must outlive run().
+feeds = [np.ascontiguousarray(data[f"feed{i}"]) for i in range(sum(k.startswith("feed") for k in data.files))]
+for i, feed in enumerate(feeds):
+    session.set_input(i, feed)
 phase("run")
 session.run()
 np.savez(sys.argv[3], *[np.array(session.get_output(i)) for i in range(session.output_size())])

@@ -663,7 +663,8 @@ def run_file(directory: Path, index: int) -> dict:
     from onert.native.libnnfw_api_pybind import infer, prepare_config
 
     data = np.load(directory / f"case-{index}.npz")
-    feeds = [data[f"feed{i}"] for i in range(sum(k.startswith("feed") for k in data.files))]
+    # Contiguous here, so the list holds them: onert's binding keeps a pointer, not a reference.
+    feeds = [np.ascontiguousarray(data[f"feed{i}"]) for i in range(sum(k.startswith("feed") for k in data.files))]
     expected = [data[f"expected{i}"] for i in range(sum(k.startswith("expected") for k in data.files))]
     log = directory / f"case-{index}.stderr"
     sys.stderr.flush()
@@ -675,7 +676,7 @@ def run_file(directory: Path, index: int) -> dict:
             session.set_prepare_config(prepare_config.ENABLE_INTERNAL_OUTPUT_ALLOC)
             session.prepare()
             for i, feed in enumerate(feeds):
-                session.set_input(i, np.ascontiguousarray(feed))
+                session.set_input(i, feed)
             session.run()
             outputs = [np.array(session.get_output(i)) for i in range(session.output_size())]
             failure = None
