@@ -7,8 +7,8 @@
 #include "dispatch.h"
 #include "half.h"
 #include "kernels/registrations.h"
-#include "quant/fixed_point.h"
 #include "quant/qparams.h"
+#include "quant/requantize.h"
 
 #include <algorithm>
 #include <cmath>
@@ -79,16 +79,7 @@ template <typename Q> void dequantizeInto(const Tensor &input, const QuantParams
 
 template <typename QIn, typename QOut>
 void requantizeInto(const Tensor &input, const quant::QParams &in, const quant::QParams &out_params, Tensor &out) {
-  const quant::Multiplier m = quant::quantizeMultiplier(in.scale[0] / out_params.scale[0], "requantization");
-  const auto zp_in = static_cast<int32_t>(in.zero_point[0]);
-  const int64_t zp_out = out_params.zero_point[0];
-  const int64_t lo = std::numeric_limits<QOut>::min(), hi = std::numeric_limits<QOut>::max();
-  const QIn *q = input.as<QIn>();
-  QOut *y = out.mut<QOut>();
-  for (int64_t i = 0; i < input.numel(); ++i) {
-    const int64_t v = zp_out + quant::multiplyByQuantizedMultiplier(static_cast<int32_t>(q[i]) - zp_in, m);
-    y[i] = static_cast<QOut>(std::clamp(v, lo, hi));
-  }
+  quant::requantizeCodes(input.as<QIn>(), input.numel(), in, out_params, out.mut<QOut>(), "requantization");
 }
 
 void runRequantize(KernelContext &ctx) {

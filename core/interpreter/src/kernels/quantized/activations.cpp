@@ -11,7 +11,7 @@
 #include "kernels/quantized/checks.h"
 #include "kernels/quantized/linear.h"
 #include "kernels/quantized/registrations.h"
-#include "quant/fixed_point.h"
+#include "quant/requantize.h"
 
 #include <algorithm>
 #include <cmath>
@@ -57,16 +57,8 @@ template <double (*kFunction)(double)> void runTable(KernelContext &ctx) {
 std::string checkTable(const OpSignature &op) { return quant::checkPerTensorCodes(op, {0}); }
 
 template <typename T> void reluInto(const Tensor &input, Tensor &out, const quant::QParams &in, const quant::QParams &outp) {
-  const quant::Multiplier m = quant::quantizeMultiplier(in.scale[0] / outp.scale[0], "RELU requantization");
-  const int64_t zp_in = in.zero_point[0], zp_out = outp.zero_point[0];
-  const int64_t lo = std::max<int64_t>(std::numeric_limits<T>::min(), zp_out), hi = std::numeric_limits<T>::max();
-  const T *x = input.as<T>();
-  T *y = out.mut<T>();
-  for (int64_t i = 0; i < input.numel(); ++i) {
-    // The difference of two codes fits int32 for every 8- and 16-bit type.
-    const int64_t v = zp_out + quant::multiplyByQuantizedMultiplier(static_cast<int32_t>(int64_t{x[i]} - zp_in), m);
-    y[i] = static_cast<T>(std::clamp(v, lo, hi));
-  }
+  quant::requantizeCodes(input.as<T>(), input.numel(), in, outp, out.mut<T>(), "RELU requantization",
+                         outp.zero_point[0]);
 }
 
 void runRelu(KernelContext &ctx) {
