@@ -36,6 +36,8 @@ void listPlugins(const PluginSet &plugins, const Registry &registry) {
     ++counts[e.from.plugin]["evaluators"];
   for (const auto &[n, e] : registry.runtimes())
     ++counts[e.from.plugin]["runtimes"];
+  for (const auto &[n, e] : registry.calibrationSources())
+    ++counts[e.from.plugin]["calibration sources"];
   if (plugins.plugins().empty()) {
     std::cout << "no plugins loaded (search path:";
     for (const auto &d : PluginSet::searchPath())

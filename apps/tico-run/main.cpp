@@ -68,6 +68,10 @@ int run(int argc, char **argv) {
   std::string input, output, pipeline_path, emit = "circle", stop_after, passes_text;
   std::vector<std::string> extra_plugins, eval_inputs;
   std::string output_dir, graph_dump_dir;
+  std::string calibration, memory_budget, quant_recipe;
+  std::size_t calibration_batches = 0;
+  uint64_t calibration_seed = 0;
+  bool no_progress = false;
   bool list_plugins = false, list_passes = false, list_ops = false, dump_ir = false, verbose = false,
        do_evaluate = false, verify_each = false, time_passes = false, force = false;
 
@@ -93,6 +97,19 @@ int run(int argc, char **argv) {
   app.add_option("--dump-graphs", graph_dump_dir,
                  "write Graphviz pictures of the graph after the frontend and each stage into this folder "
                  "(TICO_GRAPH_DUMP=1 does the same into .tico_tmp/session_<timestamp>)");
+  app.add_option("--quant", quant_recipe,
+                 "quantization recipe (configs/quant/*.yaml): its quantize stages run before the pipeline's "
+                 "'quantize' stage, its calibration block applies");
+  auto *calibration_option = app.add_option(
+      "--calibration", calibration,
+      "calibration data, [SOURCE:]PATH: a folder of .npy files, a .npz file, a token-id file, "
+      "'example-inputs' (the archive's) or 'random'");
+  auto *batches_option = app.add_option("--calibration-batches", calibration_batches, "use at most N calibration batches")
+                             ->check(CLI::PositiveNumber);
+  auto *seed_option = app.add_option("--calibration-seed", calibration_seed, "seed of sources that draw data");
+  app.add_option("--memory-budget", memory_budget,
+                 "activations calibration keeps in memory (e.g. 4GiB); the rest goes to disk");
+  app.add_flag("--no-progress", no_progress, "no calibration progress on stderr");
   app.add_flag("--force", force, "replace outputs even when they are read-only files");
   app.add_flag("-v,--verbose", verbose, "debug logging (same as TICO_LOG=4)");
 
@@ -108,7 +125,7 @@ int run(int argc, char **argv) {
   if (!input.empty())
     tico::requireRegularFile(input, "input model");
   std::vector<std::string> inputs = extra_plugins;
-  inputs.insert(inputs.end(), {input, pipeline_path});
+  inputs.insert(inputs.end(), {input, pipeline_path, quant_recipe});
   inputs.insert(inputs.end(), eval_inputs.begin(), eval_inputs.end());
   if (!output.empty())
     tico::checkOutputTarget(output, inputs, force);
@@ -157,9 +174,23 @@ int run(int argc, char **argv) {
       tico::checkOutputTarget(output, {pipeline_path}, force);
     manifest = tico::Manifest::load(pipeline_path);
   }
+  if (!quant_recipe.empty())
+    manifest.insertQuantization(tico::Manifest::load(quant_recipe));
   manifest.validate(registry);
 
   tico::ConversionOptions options;
+  tico::CalibrationConfig &calibration_config = options.calibration.config;
+  calibration_config.where = {"command line", 0, 0};
+  calibration_config.path = calibration;
+  if (*batches_option)
+    calibration_config.batches = calibration_batches;
+  if (*seed_option)
+    calibration_config.seed = calibration_seed;
+  if (!memory_budget.empty())
+    calibration_config.memory_budget = tico::parseByteSize(memory_budget);
+  (void)calibration_option;
+  options.calibration.progress = !no_progress;
+  options.calibration.progress_bar = ::isatty(STDERR_FILENO) != 0;
   options.input_path = input;
   options.verify_each = verify_each;
   options.verify_circle = tico::requireValidCircleModel;

@@ -46,7 +46,8 @@ private:
 class RecordingQuantizer : public Quantizer {
 public:
   RecordingQuantizer(std::vector<std::string> *log, int64_t bits) : log_(log), bits_(bits) {}
-  bool run(Graph &, PassContext &) override {
+  void prepare(const Graph &, CalibrationPlan &, QuantizeContext &) override {}
+  bool convert(Graph &, QuantizeContext &) override {
     log_->push_back("quantize bits=" + std::to_string(bits_));
     return false;
   }
@@ -75,7 +76,8 @@ private:
 class CountdownQuantizer : public Quantizer {
 public:
   CountdownQuantizer(std::vector<std::string> *log, int changes) : log_(log), changes_(changes) {}
-  bool run(Graph &, PassContext &) override {
+  void prepare(const Graph &, CalibrationPlan &, QuantizeContext &) override {}
+  bool convert(Graph &, QuantizeContext &) override {
     log_->push_back("countdown");
     return changes_-- > 0;
   }

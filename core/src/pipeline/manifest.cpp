@@ -32,8 +32,8 @@ public:
                       std::string(manifest::kSchemaVersion) + "'");
     if (!root.IsMap())
       error(root, "a pipeline manifest must be a YAML map with the keys schema, config, "
-                  "verify_each and stages");
-    checkKeys(root, {"schema", "config", "verify_each", "stages"}, "manifest");
+                  "calibration, verify_each and stages");
+    checkKeys(root, {"schema", "config", "calibration", "verify_each", "stages"}, "manifest");
 
     YAML::Node schema = root["schema"];
     if (!schema)
@@ -46,6 +46,8 @@ public:
 
     if (YAML::Node config = root["config"])
       readConfig(config, out.config);
+    if (YAML::Node calibration = root["calibration"])
+      readCalibration(calibration, out.calibration);
     if (YAML::Node verify = root["verify_each"])
       out.verify_each = boolean(verify, "verify_each");
     if (YAML::Node stages = root["stages"]) {
@@ -131,6 +133,60 @@ private:
       if (it->second.IsNull())
         throw LocatedError(location(it->first), "config field '" + field + "' has no value");
       out.set(field, boolean(it->second, field));
+    }
+  }
+
+  uint64_t unsignedInt(const YAML::Node &node, const std::string &what) const {
+    if (node.IsScalar() && node.Tag() == "?") {
+      PlainScalar scalar = manifest::typePlainScalar(node.Scalar());
+      if (scalar.kind == PlainScalar::Kind::Int && std::get<int64_t>(scalar.value) >= 0)
+        return static_cast<uint64_t>(std::get<int64_t>(scalar.value));
+    }
+    std::string shown = node.IsScalar() ? "'" + node.Scalar() + "'" : "a list or map";
+    error(node, "'" + what + "' must be a non-negative integer, got " + shown);
+  }
+
+  void readCalibration(const YAML::Node &block, CalibrationConfig &out) const {
+    out.where = location(block);
+    if (block.IsNull())
+      return;
+    if (!block.IsMap())
+      error(block, "'calibration' must be a map with the keys source, path, batches, seed, dims, "
+                   "memory_budget and offload_dir");
+    checkKeys(block, {"source", "path", "batches", "seed", "dims", "memory_budget", "offload_dir"}, "calibration");
+    if (YAML::Node n = block["source"])
+      out.source = scalarText(n, "calibration.source");
+    if (YAML::Node n = block["path"])
+      out.path = scalarText(n, "calibration.path");
+    if (YAML::Node n = block["batches"]) {
+      out.batches = unsignedInt(n, "calibration.batches");
+      if (*out.batches == 0)
+        error(n, "'calibration.batches' must be at least 1");
+    }
+    if (YAML::Node n = block["seed"])
+      out.seed = unsignedInt(n, "calibration.seed");
+    if (YAML::Node n = block["memory_budget"]) {
+      try {
+        out.memory_budget = parseByteSize(scalarText(n, "calibration.memory_budget"));
+      } catch (const LocatedError &) {
+        throw;
+      } catch (const Error &e) {
+        error(n, e.what());
+      }
+    }
+    if (YAML::Node n = block["offload_dir"])
+      out.offload_dir = scalarText(n, "calibration.offload_dir");
+    if (YAML::Node dims = block["dims"]) {
+      if (!dims.IsMap())
+        error(dims, "'calibration.dims' must be a map from symbol names to sizes, e.g. {s0: 128}");
+      for (auto it = dims.begin(); it != dims.end(); ++it) {
+        const YAML::Node key = it->first;
+        if (!key.IsScalar() || key.Scalar().empty())
+          error(key, "keys of 'calibration.dims' must be symbol names");
+        const uint64_t size = unsignedInt(it->second, "calibration.dims." + key.Scalar());
+        if (!out.dims.emplace(key.Scalar(), static_cast<int64_t>(size)).second)
+          error(key, "duplicate symbol '" + key.Scalar() + "' in calibration.dims");
+      }
     }
   }
 

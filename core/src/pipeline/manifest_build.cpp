@@ -5,6 +5,7 @@
 #include "pipeline/manifest_syntax.h"
 
 #include <algorithm>
+#include <filesystem>
 
 namespace tico {
 
@@ -86,7 +87,33 @@ void Manifest::append(const Manifest &other) {
     }
   }
   config.merge(other.config);
+  calibration.merge(other.calibration);
   verify_each = verify_each || other.verify_each;
+}
+
+void Manifest::insertQuantization(const Manifest &recipe) {
+  for (const auto &stage : recipe.stages) {
+    if (stage.kind != StageKind::Quantize)
+      throw LocatedError(stage.where, "stage '" + stage.name + "' of quantization recipe '" + recipe.path +
+                                          "' is of kind " + manifest::kindText(stage.kind) +
+                                          "; a recipe holds quantize stages only");
+    checkNameIsFree(stages, stage);
+  }
+  auto at = std::find_if(stages.begin(), stages.end(), [](const Stage &s) { return s.name == "quantize"; });
+  std::size_t insert_at = at != stages.end() ? static_cast<std::size_t>(at - stages.begin()) : lowerPosition(stages);
+  for (const auto &stage : recipe.stages)
+    stages.insert(stages.begin() + static_cast<std::ptrdiff_t>(insert_at++), stage);
+  config.merge(recipe.config);
+  CalibrationConfig block = recipe.calibration;
+  if (!block.path.empty() && !recipe.path.empty() && std::filesystem::path(block.path).is_relative()) {
+    // Like the pipeline's own block: a path that exists beside the recipe is taken from there.
+    std::error_code ec;
+    const auto beside = std::filesystem::path(recipe.path).parent_path() / block.path;
+    if (std::filesystem::exists(beside, ec))
+      block.path = beside.string();
+  }
+  calibration.merge(block);
+  verify_each = verify_each || recipe.verify_each;
 }
 
 std::size_t Manifest::setPassOption(StageKind kind, const std::string &pass, const std::string &key,

@@ -82,6 +82,29 @@ std::string Manifest::print() const {
         out << YAML::Key << field << YAML::Value << (*value ? "true" : "false");
     out << YAML::EndMap;
   }
+  if (!calibration.empty()) {
+    const CalibrationConfig &c = calibration;
+    out << YAML::Key << "calibration" << YAML::Value << YAML::BeginMap;
+    if (!c.source.empty())
+      out << YAML::Key << "source" << YAML::Value << YAML::DoubleQuoted << c.source;
+    if (!c.path.empty())
+      out << YAML::Key << "path" << YAML::Value << YAML::DoubleQuoted << c.path;
+    if (c.batches)
+      out << YAML::Key << "batches" << YAML::Value << *c.batches;
+    if (c.seed)
+      out << YAML::Key << "seed" << YAML::Value << *c.seed;
+    if (!c.dims.empty()) {
+      out << YAML::Key << "dims" << YAML::Value << YAML::BeginMap;
+      for (const auto &[symbol, size] : c.dims)
+        out << YAML::Key << symbol << YAML::Value << size;
+      out << YAML::EndMap;
+    }
+    if (c.memory_budget)
+      out << YAML::Key << "memory_budget" << YAML::Value << YAML::DoubleQuoted << byteSizeText(*c.memory_budget);
+    if (!c.offload_dir.empty())
+      out << YAML::Key << "offload_dir" << YAML::Value << YAML::DoubleQuoted << c.offload_dir;
+    out << YAML::EndMap;
+  }
   out << YAML::Key << "verify_each" << YAML::Value << (verify_each ? "true" : "false");
   out << YAML::Key << "stages" << YAML::Value;
   if (stages.empty())

@@ -5,21 +5,70 @@
 #include "tico/pipeline/driver.h"
 
 #include "pipeline/manifest_syntax.h"
+#include "quant/calibration_runner.h"
 #include "tico/circle/circle_pass.h"
 #include "tico/quant/quantizer.h"
 #include "tico/support/error.h"
+#include "tico/support/log.h"
 
 namespace tico {
 
 namespace {
 
+// A quantizer as a pass: prepare, calibrate when the plan asks for data, convert.
 class QuantizerPass final : public Pass {
 public:
-  explicit QuantizerPass(std::unique_ptr<Quantizer> quantizer) : quantizer_(std::move(quantizer)) {}
-  bool run(Graph &graph, PassContext &context) override { return quantizer_->run(graph, context); }
+  QuantizerPass(std::string name, std::unique_ptr<Quantizer> quantizer, const CalibrationSetup *calibration,
+                std::vector<QuantizerMetric> *metrics)
+      : name_(std::move(name)), quantizer_(std::move(quantizer)), calibration_(calibration), metrics_(metrics) {}
+
+  bool run(Graph &graph, PassContext &context) override {
+    QuantizeContext quantize_context(context.registry(), 0);
+    CalibrationPlan plan;
+    quantizer_->prepare(graph, plan, quantize_context);
+    if (!plan.empty())
+      calibrate(graph, context.registry(), plan, quantize_context);
+    const bool changed = quantizer_->convert(graph, quantize_context);
+    for (const QuantizerMetric &m : quantize_context.metrics())
+      TICO_DEBUG << "quantizer '" << name_ << "': " << m.subject << " " << m.metric << " = " << m.value;
+    if (metrics_)
+      metrics_->insert(metrics_->end(), quantize_context.metrics().begin(), quantize_context.metrics().end());
+    return changed;
+  }
 
 private:
+  void calibrate(const Graph &graph, const Registry &registry, const CalibrationPlan &plan,
+                 QuantizeContext &quantize_context) {
+    const std::string label = "quantizer '" + name_ + "'";
+    if (!calibration_ || (calibration_->config.path.empty() && calibration_->config.source.empty()))
+      throw Error(label + " calibrates on data and none was given: pass --calibration PATH (a folder of .npy "
+                          "files, a .npz file, a token-id file, 'example-inputs' or 'random') or set the "
+                          "manifest's calibration: block");
+    const Registered<EvaluatorSpec> *evaluator_spec = registry.evaluator();
+    if (!evaluator_spec)
+      throw Error(label + " calibrates by running the graph, and no evaluator plugin is loaded (the bundled one "
+                          "is aten-eval)");
+    std::shared_ptr<const Evaluator> evaluator = evaluator_spec->spec.create();
+    std::unique_ptr<CalibrationSource> source = openCalibrationSource(registry, *calibration_, graph);
+    quantize_context.setBatchCount(source->size());
+    TICO_INFO << label << ": calibrating on " << source->describe() << " (" << plan.observedValues().size()
+              << " observed values, " << plan.layers().size() << " layers)";
+    quant::CalibrationRunOptions options;
+    options.memory_budget = calibration_->config.memory_budget;
+    options.offload_dir = calibration_->config.offload_dir;
+    options.progress_bar = calibration_->progress_bar;
+    options.label = label;
+    const quant::CalibrationRunStats stats =
+        quant::runCalibration(graph, *evaluator, *source, plan, *quantizer_, quantize_context, options);
+    TICO_INFO << label << ": " << stats.batches << " batches; peak activations in memory "
+              << stats.peak_resident_bytes << " bytes; offloaded " << stats.offloaded_tensors << " tensors ("
+              << stats.offloaded_bytes << " bytes)";
+  }
+
+  std::string name_;
   std::unique_ptr<Quantizer> quantizer_;
+  const CalibrationSetup *calibration_;
+  std::vector<QuantizerMetric> *metrics_;
 };
 
 // Looks an entry up with `find` and creates it with its options checked against its spec.
@@ -33,11 +82,15 @@ auto create(const PassInvocation &invocation, const char *noun, Find find, const
       Options::resolve(std::string(noun) + " '" + invocation.name + "'", entry->spec.options, invocation.options));
 }
 
-std::unique_ptr<Pass> createAtenPass(const Registry &registry, StageKind kind, const PassInvocation &invocation) {
+std::unique_ptr<Pass> createAtenPass(const Registry &registry, StageKind kind, const PassInvocation &invocation,
+                                     const CalibrationSetup *calibration, std::vector<QuantizerMetric> *metrics) {
   if (kind == StageKind::Quantize)
-    return std::make_unique<QuantizerPass>(create<Registered<QuantizerSpec>>(
-        invocation, "quantizer", [&](const std::string &n) { return registry.findQuantizer(n); },
-        registry.quantizerNames()));
+    return std::make_unique<QuantizerPass>(
+        invocation.name,
+        create<Registered<QuantizerSpec>>(
+            invocation, "quantizer", [&](const std::string &n) { return registry.findQuantizer(n); },
+            registry.quantizerNames()),
+        calibration, metrics);
   return create<Registered<PassSpec>>(
       invocation, "pass", [&](const std::string &n) { return registry.findPass(n); }, registry.passNames());
 }
@@ -60,7 +113,8 @@ template <class IR> BasicPassManager<IR> managerFor(const Stage &stage, bool ver
 } // namespace
 
 bool runStage(const Registry &registry, const Stage &stage, Graph &graph, bool verify_each,
-              PassInstrumentation *instrumentation) {
+              PassInstrumentation *instrumentation, const CalibrationSetup *calibration,
+              std::vector<QuantizerMetric> *metrics) {
   if (!isAtenStage(stage.kind))
     throw LocatedError(stage.where, "stage '" + stage.name + "' (kind " + manifest::kindText(stage.kind) +
                                         ") does not run on the ATen-level graph");
@@ -68,7 +122,7 @@ bool runStage(const Registry &registry, const Stage &stage, Graph &graph, bool v
   if (stage.kind == StageKind::Quantize)
     manager.setPassNoun("quantizer");
   for (const auto &invocation : stage.passes)
-    manager.add(invocation.name, createAtenPass(registry, stage.kind, invocation));
+    manager.add(invocation.name, createAtenPass(registry, stage.kind, invocation, calibration, metrics));
   PassContext context(registry);
   return manager.run(graph, context);
 }

@@ -134,6 +134,11 @@ const Registered<RuntimeSpec> *Registry::findRuntime(const std::string &name) co
   return it == runtimes_.end() ? nullptr : &it->second;
 }
 
+const Registered<CalibrationSourceSpec> *Registry::findCalibrationSource(const std::string &name) const {
+  auto it = calibration_sources_.find(name);
+  return it == calibration_sources_.end() ? nullptr : &it->second;
+}
+
 const Registered<RuntimeSpec> &Registry::requireRuntime(const std::string &name) const {
   if (const auto *found = findRuntime(name))
     return *found;
@@ -170,6 +175,7 @@ std::vector<std::string> Registry::passNames() const { return keysOf(passes_); }
 std::vector<std::string> Registry::circlePassNames() const { return keysOf(circle_passes_); }
 std::vector<std::string> Registry::quantizerNames() const { return keysOf(quantizers_); }
 std::vector<std::string> Registry::runtimeNames() const { return keysOf(runtimes_); }
+std::vector<std::string> Registry::calibrationSourceNames() const { return keysOf(calibration_sources_); }
 
 void Registry::addPass(PassSpec spec, const Provenance &from) {
   checkNamed("pass", spec.name, static_cast<bool>(spec.create), from);
@@ -210,6 +216,14 @@ void Registry::addRuntime(RuntimeSpec spec, const Provenance &from) {
   checkManifestName("runtime", spec.name, from); // fold-constants names it in manifests
   checkOptionSpecs("runtime '" + spec.name + "'", spec.options, from);
   addNamed(runtimes_, "runtime", std::move(spec), from);
+}
+
+void Registry::addCalibrationSource(CalibrationSourceSpec spec, const Provenance &from) {
+  checkNamed("calibration source", spec.name, static_cast<bool>(spec.create), from);
+  checkManifestName("calibration source", spec.name, from); // named in manifests and on the CLI
+  if (!spec.accepts)
+    throw Error("calibration source '" + spec.name + "' from " + from.str() + " has no accepts() function");
+  addNamed(calibration_sources_, "calibration source", std::move(spec), from);
 }
 
 void Registry::addLowering(LoweringSpec spec, const Provenance &from) {
@@ -375,6 +389,7 @@ void Registry::merge(const Registry &staged) {
   collectNamedConflicts(quantizers_, staged.quantizers_, "quantizer", conflicts);
   collectNamedConflicts(frontends_, staged.frontends_, "frontend", conflicts);
   collectNamedConflicts(runtimes_, staged.runtimes_, "runtime", conflicts);
+  collectNamedConflicts(calibration_sources_, staged.calibration_sources_, "calibration source", conflicts);
   collectNamedConflicts(type_rules_, staged.type_rules_, "type rule", conflicts);
   for (const auto &[op, candidates] : staged.lowerings_) {
     auto existing = lowerings_.find(op);
@@ -416,6 +431,8 @@ void Registry::merge(const Registry &staged) {
     frontends_.emplace(name, entry);
   for (const auto &[name, entry] : staged.runtimes_)
     runtimes_.emplace(name, entry);
+  for (const auto &[name, entry] : staged.calibration_sources_)
+    calibration_sources_.emplace(name, entry);
   for (const auto &[op, candidates] : staged.lowerings_)
     for (const auto &entry : candidates)
       insertLowering(lowerings_[op], entry);

@@ -16,6 +16,23 @@
 
 namespace tico {
 
+// Calibration for quantize stages (docs/quantizers.md): where the data comes from and how the
+// layer-wise run behaves.
+struct CalibrationSetup {
+  // The manifest's calibration block with command-line overrides applied; a relative path is
+  // taken as given (the driver resolves the manifest's against the manifest's directory).
+  CalibrationConfig config;
+  std::string model_path;     // for the example-inputs source
+  bool progress = true;       // report calibration progress on stderr
+  bool progress_bar = false;  // as a redrawn bar (stderr is a terminal) rather than lines
+};
+
+// Opens the calibration source `config` names: config.source, or a "SOURCE:" prefix of the
+// path naming a registered source, or else the first source (by name) whose accepts() takes
+// the path. Throws tico::Error listing the sources when none applies.
+std::unique_ptr<CalibrationSource> openCalibrationSource(const Registry &registry, const CalibrationSetup &setup,
+                                                         const Graph &graph);
+
 struct ConversionOptions {
   // The model file; with input_bytes, the name that stands for it in messages.
   std::string input_path;
@@ -43,6 +60,9 @@ struct ConversionOptions {
   bool time_passes = false;
   // An already loaded graph to convert instead of reading input_path (e.g. parsed .tir).
   std::unique_ptr<Graph> graph;
+  // Calibration for quantize stages. Its config is merged over the manifest's calibration
+  // block (the command line wins), so only what the user gave needs setting.
+  CalibrationSetup calibration;
 };
 
 struct PhaseTiming {
@@ -55,13 +75,17 @@ struct ConversionResult {
   std::unique_ptr<CircleModel> model; // null when stop_before_lowering
   std::vector<PhaseTiming> timings;      // frontend, each stage, lowering, Circle stages, write
   std::vector<PhaseTiming> pass_timings; // with time_passes: one entry per pass execution
+  std::vector<QuantizerMetric> quantizer_metrics; // what quantizers reported (per-layer losses, ...)
 };
 
 // Runs one ATen-level stage (kind passes or quantize) on `graph` through a PassManager with the
 // stage's strategy; returns true when the graph changed. The options are taken as written:
 // config aliases are applied by Manifest::resolved().
+// Quantize stages calibrate with `calibration` (null: a quantizer that needs data fails with an
+// error saying how to give it) and add what quantizers report to `metrics` (may be null).
 bool runStage(const Registry &registry, const Stage &stage, Graph &graph, bool verify_each = false,
-              PassInstrumentation *instrumentation = nullptr);
+              PassInstrumentation *instrumentation = nullptr, const CalibrationSetup *calibration = nullptr,
+              std::vector<QuantizerMetric> *metrics = nullptr);
 // Runs one Circle stage on `model` through a CirclePassManager; returns true when it changed.
 // With verify_each, `verifier` checks the model after every pass (none: not checked).
 bool runStage(const Registry &registry, const Stage &stage, CircleModel &model, bool verify_each = false,

@@ -31,7 +31,9 @@
 #include "tico/pipeline/compile_config.h"
 #include "tico/support/error.h"
 
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -77,9 +79,49 @@ struct Stage {
                             const std::string &source, PassStrategy strategy = PassStrategy::Restart);
 };
 
+// The `calibration:` block: the data quantize stages calibrate on (docs/quantizers.md).
+//
+//   calibration:
+//     path: calib/            # relative to the manifest's directory; tico-run --calibration
+//                             # [SOURCE:]PATH replaces source and path
+//     source: npy             # a calibration source; absent: the first that accepts the path
+//     batches: 16             # at most this many batches (random: exactly)
+//     seed: 0                 # sources that draw data
+//     dims: {s0: 128}         # sizes of symbolic dimensions (random data)
+//     memory_budget: 4GiB     # live activations held in memory; beyond it they go to disk
+//     offload_dir: /var/tmp   # where they go (default: the system's temporary directory)
+struct CalibrationConfig {
+  std::string source;
+  std::string path;
+  std::optional<std::size_t> batches;
+  std::optional<uint64_t> seed;
+  std::map<std::string, int64_t> dims;
+  std::optional<uint64_t> memory_budget; // bytes
+  std::string offload_dir;
+  SourceLocation where; // the block (or the command-line flag)
+
+  bool empty() const {
+    return source.empty() && path.empty() && !batches && !seed && dims.empty() && !memory_budget &&
+           offload_dir.empty();
+  }
+  // Fields `other` sets replace this block's.
+  void merge(const CalibrationConfig &other);
+  bool operator==(const CalibrationConfig &other) const {
+    return source == other.source && path == other.path && batches == other.batches && seed == other.seed &&
+           dims == other.dims && memory_budget == other.memory_budget && offload_dir == other.offload_dir;
+  }
+};
+
+// "4GiB", "512MiB", "64KiB", "1.5GiB", "1000000" (bytes) -> bytes; also GB/MB/KB (powers of
+// 1000). Throws tico::Error naming the text.
+uint64_t parseByteSize(const std::string &text);
+// The shortest exact spelling parseByteSize reads back ("4GiB", "1536MiB", "123").
+std::string byteSizeText(uint64_t bytes);
+
 struct Manifest {
   std::string path;
   CompileConfig config;
+  CalibrationConfig calibration;
   std::vector<Stage> stages;
   bool verify_each = false;
 
@@ -106,6 +148,12 @@ struct Manifest {
   // are set on this manifest's lower stage (which is created when there is none); config
   // fields `other` sets override this manifest's; verify_each is on when either has it.
   void append(const Manifest &other);
+  // Adds a quantization recipe (tico-run --quant, configs/quant/): its stages, which must all be
+  // quantize stages, go right before this manifest's stage named "quantize" (the conversion
+  // bundle that turns quantize/dequantize nodes into quantized tensors), or before lowering
+  // when there is none; its calibration block is merged over this one's, its config too.
+  // Throws LocatedError naming a stage of another kind or a name already taken.
+  void insertQuantization(const Manifest &recipe);
   // Sets option `key` of every entry of pass `pass` in stages of `kind` (an explicit option,
   // so config aliases do not override it). Returns how many entries were changed.
   std::size_t setPassOption(StageKind kind, const std::string &pass, const std::string &key,

@@ -18,7 +18,7 @@
 #include <cstdint>
 
 // Bumped on any change to the C++ registration ABI (the headers under tico/).
-#define TICO_PLUGIN_API_VERSION 3
+#define TICO_PLUGIN_API_VERSION 4
 
 #define TICO_STRINGIFY_IMPL(x) #x
 #define TICO_STRINGIFY(x) TICO_STRINGIFY_IMPL(x)

@@ -11,6 +11,7 @@
 #include "tico/ir/op_schema.h"
 #include "tico/lowering/lowering_spec.h"
 #include "tico/pass/pass.h"
+#include "tico/quant/calibration.h"
 #include "tico/quant/quantizer.h"
 #include "tico/runtime/runtime_spec.h"
 #include "tico/rewrite/type_rule.h"
@@ -47,6 +48,7 @@ public:
   const Registered<QuantizerSpec> *findQuantizer(const std::string &name) const;
   const Registered<FrontendSpec> *findFrontend(const std::string &name) const;
   const Registered<RuntimeSpec> *findRuntime(const std::string &name) const;
+  const Registered<CalibrationSourceSpec> *findCalibrationSource(const std::string &name) const;
   // The runtime `name`; throws tico::Error listing the registered runtimes (with a "did you
   // mean" hint) when there is none, so every tool that selects a runtime says the same.
   const Registered<RuntimeSpec> &requireRuntime(const std::string &name) const;
@@ -62,6 +64,9 @@ public:
   const std::map<std::string, Registered<QuantizerSpec>> &quantizers() const { return quantizers_; }
   const std::map<std::string, Registered<FrontendSpec>> &frontends() const { return frontends_; }
   const std::map<std::string, Registered<RuntimeSpec>> &runtimes() const { return runtimes_; }
+  const std::map<std::string, Registered<CalibrationSourceSpec>> &calibrationSources() const {
+    return calibration_sources_;
+  }
   const std::map<OpKey, std::vector<Registered<LoweringSpec>>> &lowerings() const { return lowerings_; }
   const std::vector<Registered<EvaluatorSpec>> &evaluators() const { return evaluators_; }
   const std::map<std::string, Registered<TypeRuleSpec>> &typeRules() const { return type_rules_; }
@@ -70,6 +75,7 @@ public:
   std::vector<std::string> circlePassNames() const;
   std::vector<std::string> quantizerNames() const;
   std::vector<std::string> runtimeNames() const;
+  std::vector<std::string> calibrationSourceNames() const;
 
   // The schemas plugins registered: the .pt2 frontend's PyTorch table plus plugins' own ops.
   // Empty until a plugin registers some (the core bundles no op table).
@@ -84,6 +90,7 @@ public:
   void addQuantizer(QuantizerSpec spec, const Provenance &from);
   void addFrontend(FrontendSpec spec, const Provenance &from);
   void addRuntime(RuntimeSpec spec, const Provenance &from);
+  void addCalibrationSource(CalibrationSourceSpec spec, const Provenance &from);
   // Two lowerings of the same key with the same priority are a conflict.
   void addLowering(LoweringSpec spec, const Provenance &from);
   void addEvaluator(EvaluatorSpec spec, const Provenance &from);
@@ -124,6 +131,7 @@ private:
   std::map<std::string, Registered<QuantizerSpec>> quantizers_;
   std::map<std::string, Registered<FrontendSpec>> frontends_;
   std::map<std::string, Registered<RuntimeSpec>> runtimes_;
+  std::map<std::string, Registered<CalibrationSourceSpec>> calibration_sources_;
   std::map<OpKey, std::vector<Registered<LoweringSpec>>> lowerings_;
   std::vector<Registered<EvaluatorSpec>> evaluators_;
   std::map<std::string, Registered<TypeRuleSpec>> type_rules_;
@@ -153,6 +161,7 @@ public:
   void addQuantizer(QuantizerSpec spec) { registry_.addQuantizer(std::move(spec), from_); }
   void addFrontend(FrontendSpec spec) { registry_.addFrontend(std::move(spec), from_); }
   void addRuntime(RuntimeSpec spec) { registry_.addRuntime(std::move(spec), from_); }
+  void addCalibrationSource(CalibrationSourceSpec spec) { registry_.addCalibrationSource(std::move(spec), from_); }
   void addLowering(LoweringSpec spec) { registry_.addLowering(std::move(spec), from_); }
   void addEvaluator(EvaluatorSpec spec) { registry_.addEvaluator(std::move(spec), from_); }
   void addOpSchema(const std::string &schema_text) { registry_.addOpSchema(schema_text, from_); }

@@ -1,0 +1,77 @@
+// Choosing the calibration source for a quantize stage (tico/pipeline/driver.h).
+#include "tico/pipeline/driver.h"
+
+#include "tico/support/error.h"
+
+namespace tico {
+namespace {
+
+std::vector<CalibrationInput> describeInputs(const Graph &graph) {
+  std::vector<CalibrationInput> inputs;
+  for (const Value *v : graph.userInputs()) {
+    CalibrationInput in;
+    in.name = v->name();
+    in.dtype = v->dtype();
+    in.is_scalar = !v->isTensor();
+    if (v->isTensor())
+      for (const Dim &d : v->shape())
+        in.shape.push_back(d.isStatic() ? d.value() : -1);
+    inputs.push_back(std::move(in));
+  }
+  return inputs;
+}
+
+std::string sourceList(const Registry &registry) {
+  std::string list;
+  for (const auto &[name, entry] : registry.calibrationSources())
+    list += "\n  " + name + ": " + entry.spec.summary;
+  return list.empty() ? std::string(" (no calibration source plugin is loaded; the bundled one is calibration-sources)")
+                      : ":" + list;
+}
+
+} // namespace
+
+std::unique_ptr<CalibrationSource> openCalibrationSource(const Registry &registry, const CalibrationSetup &setup,
+                                                         const Graph &graph) {
+  std::string source = setup.config.source;
+  std::string location = setup.config.path;
+  if (source.empty()) {
+    // "npz:data.bin" names the source; a path whose prefix is no source keeps its colon.
+    const auto colon = location.find(':');
+    if (colon != std::string::npos && registry.findCalibrationSource(location.substr(0, colon))) {
+      source = location.substr(0, colon);
+      location = location.substr(colon + 1);
+    }
+  }
+  const Registered<CalibrationSourceSpec> *chosen = nullptr;
+  if (!source.empty()) {
+    chosen = registry.findCalibrationSource(source);
+    if (!chosen)
+      throw Error("unknown calibration source '" + source + "'" +
+                  didYouMean(source, registry.calibrationSourceNames()) + "; calibration sources" +
+                  sourceList(registry));
+  } else {
+    for (const auto &[name, entry] : registry.calibrationSources())
+      if (entry.spec.accepts(location)) {
+        chosen = &entry;
+        break;
+      }
+    if (!chosen)
+      throw Error("no calibration source reads '" + location +
+                  "'; name one as SOURCE:PATH (or calibration.source) among the calibration sources" +
+                  sourceList(registry));
+  }
+  CalibrationRequest request;
+  request.location = location;
+  request.model_path = setup.model_path;
+  request.inputs = describeInputs(graph);
+  request.batches = setup.config.batches;
+  request.seed = setup.config.seed.value_or(0);
+  request.dims = setup.config.dims;
+  std::unique_ptr<CalibrationSource> opened = chosen->spec.create(request);
+  if (!opened)
+    throw Error("calibration source '" + chosen->spec.name + "' from " + chosen->from.str() + " returned nothing");
+  return opened;
+}
+
+} // namespace tico
