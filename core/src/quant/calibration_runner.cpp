@@ -180,7 +180,7 @@ private:
             !v->isConstant())
           forget(b, v);
       }
-    current_ = {position_.at(&node), b};
+    current_ = {static_cast<int64_t>(position_.at(&node)), b};
     enforceBudget();
   }
 
@@ -237,7 +237,8 @@ private:
     const auto &[node_pos, cur_batch] = current_;
     for (std::size_t pos : it->second) {
       // Node `node_pos` has run for batches up to cur_batch; later batches still need it.
-      if (pos > node_pos || (pos == node_pos && b > cur_batch))
+      const auto p = static_cast<int64_t>(pos);
+      if (p > node_pos || (p == node_pos && b > cur_batch))
         return static_cast<uint64_t>(pos) * batches_.size() + b;
     }
     return std::numeric_limits<uint64_t>::max();
@@ -301,7 +302,8 @@ private:
   std::size_t node_count_ = 0;
   std::vector<Batch> batches_;
   uint64_t resident_ = 0;
-  std::pair<std::size_t, std::size_t> current_{0, 0}; // (node position, batch) last run
+  // (node position, batch) last run; position -1 before the first node.
+  std::pair<int64_t, std::size_t> current_{-1, 0};
   std::unique_ptr<OffloadStore> store_;
   CalibrationRunStats stats_;
 };
