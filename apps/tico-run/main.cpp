@@ -3,6 +3,7 @@
 #include "tool.h"
 
 #include "tico/circle/verify.h"
+#include "tico/circle/writer.h"
 #include "tico/ir/text.h"
 #include "tico/support/error.h"
 #include "tico/support/file.h"
@@ -68,7 +69,7 @@ int run(int argc, char **argv) {
   std::string input, output, pipeline_path, emit = "circle", stop_after, passes_text;
   std::vector<std::string> extra_plugins, eval_inputs;
   std::string output_dir, graph_dump_dir;
-  std::string calibration, memory_budget, quant_recipe;
+  std::string calibration, memory_budget, quant_recipe, encodings_path;
   std::size_t calibration_batches = 0;
   uint64_t calibration_seed = 0;
   bool no_progress = false;
@@ -110,6 +111,8 @@ int run(int argc, char **argv) {
   app.add_option("--memory-budget", memory_budget,
                  "activations calibration keeps in memory (e.g. 4GiB); the rest goes to disk");
   app.add_flag("--no-progress", no_progress, "no calibration progress on stderr");
+  app.add_option("--encodings", encodings_path,
+                 "also write every quantized tensor's encoding (scale, zero point, type) as JSON to this file");
   app.add_flag("--force", force, "replace outputs even when they are read-only files");
   app.add_flag("-v,--verbose", verbose, "debug logging (same as TICO_LOG=4)");
 
@@ -129,6 +132,11 @@ int run(int argc, char **argv) {
   inputs.insert(inputs.end(), eval_inputs.begin(), eval_inputs.end());
   if (!output.empty())
     tico::checkOutputTarget(output, inputs, force);
+  if (!encodings_path.empty()) {
+    if (output.empty() || emit != "circle" || do_evaluate)
+      throw tico::Error("--encodings describes the Circle file written with -o");
+    tico::checkOutputTarget(encodings_path, inputs, force);
+  }
 
   tico::PluginSet plugins;
   tico::Registry registry;
@@ -197,7 +205,9 @@ int run(int argc, char **argv) {
   options.time_passes = time_passes;
   options.stop_after_frontend = stop_after == "frontend";
   options.stop_before_lowering = do_evaluate || emit == "tir";
-  if (emit == "circle" && !do_evaluate)
+  // With --encodings the Circle file is written below, once the JSON is ready, so a failure
+  // leaves neither file.
+  if (emit == "circle" && !do_evaluate && encodings_path.empty())
     options.output_path = output;
   if (dump_ir)
     options.dump_ir = [](const std::string &title, const std::string &ir) {
@@ -222,6 +232,11 @@ int run(int argc, char **argv) {
   }
 
   tico::ConversionResult result = tico::convert(registry, manifest, options);
+  if (!encodings_path.empty()) {
+    const std::string json = tico::run::encodingsJson(*result.model, result.quantizer_metrics, output);
+    tico::writeCircleFile(*result.model, output);
+    tico::run::writeEncodings(encodings_path, json);
+  }
 
   if (do_evaluate)
     tico::run::evaluate(registry, *result.graph, tico::run::EvaluateRequest{eval_inputs, output_dir, inputs, force});

@@ -1,0 +1,130 @@
+// tico-run --encodings FILE: every quantized tensor of the written Circle model as versioned
+// JSON (docs/quantizers.md, "Encodings export"), so toolchains that do not read Circle (a
+// vendor compiler, an analysis notebook) get the same numbers the file carries, plus what the
+// quantizers reported.
+#include "tool.h"
+
+#include "tico/circle/model.h"
+#include "tico/support/error.h"
+#include "tico/support/file.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <unistd.h>
+
+namespace tico::run {
+namespace {
+
+std::string typeName(circle::TensorType type) {
+  const char *name = circle::EnumNameTensorType(type);
+  std::string text = (name && *name) ? name : std::to_string(static_cast<int>(type));
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+  return text;
+}
+
+// Bits and signedness of the integer storage types quantized tensors use.
+bool integerType(circle::TensorType type, int &bits, bool &is_signed) {
+  switch (type) {
+  case circle::TensorType::UINT4: bits = 4, is_signed = false; return true;
+  case circle::TensorType::INT4: bits = 4, is_signed = true; return true;
+  case circle::TensorType::UINT8: bits = 8, is_signed = false; return true;
+  case circle::TensorType::INT8: bits = 8, is_signed = true; return true;
+  case circle::TensorType::INT16: bits = 16, is_signed = true; return true;
+  case circle::TensorType::INT32: bits = 32, is_signed = true; return true;
+  case circle::TensorType::INT64: bits = 64, is_signed = true; return true;
+  default: return false;
+  }
+}
+
+nlohmann::ordered_json floats(const std::vector<float> &values) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (float v : values)
+    out.push_back(static_cast<double>(v)); // exact: every float is a double
+  return out;
+}
+
+} // namespace
+
+std::string encodingsJson(const CircleModel &model, const std::vector<QuantizerMetric> &metrics,
+                          const std::string &model_file) {
+  nlohmann::ordered_json doc;
+  doc["format"] = "tico.encodings";
+  doc["version"] = 1;
+  doc["model"] = model_file;
+  doc["convention"] = "real = scale * (q - zero_point)";
+  nlohmann::ordered_json tensors = nlohmann::ordered_json::array();
+  for (std::size_t s = 0; s < model.subgraphs.size(); ++s) {
+    const CircleSubGraph &graph = model.subgraphs[s];
+    for (std::size_t t = 0; t < graph.tensors.size(); ++t) {
+      const CircleTensor &tensor = graph.tensors[t];
+      if (!tensor.quantization)
+        continue;
+      const circle::QuantizationParametersT &q = *tensor.quantization;
+      const bool mx = q.details.type == circle::QuantizationDetails::MXQuantization;
+      if (q.scale.empty() && !mx)
+        continue;
+      nlohmann::ordered_json e;
+      e["subgraph"] = s;
+      e["index"] = t;
+      e["name"] = tensor.name;
+      e["dtype"] = typeName(tensor.type);
+      const bool constant = tensor.buffer != 0 && tensor.buffer < model.buffers.size() && model.buffers[tensor.buffer].data;
+      e["role"] = !constant ? "activation"
+                  : (tensor.type == circle::TensorType::INT32 || tensor.type == circle::TensorType::INT64) ? "bias"
+                                                                                                              : "weight";
+      if (mx) {
+        e["granularity"] = "mx";
+        e["axis"] = q.quantized_dimension;
+        e["block_size"] = 32;
+        tensors.push_back(std::move(e));
+        continue;
+      }
+      int bits = 0;
+      bool is_signed = false;
+      if (integerType(tensor.type, bits, is_signed)) {
+        e["bits"] = bits;
+        e["signed"] = is_signed;
+      }
+      const bool all_zero = std::all_of(q.zero_point.begin(), q.zero_point.end(), [](int64_t z) { return z == 0; });
+      e["symmetric"] = is_signed && all_zero;
+      e["granularity"] = q.scale.size() == 1 ? "per-tensor" : "per-channel";
+      if (q.scale.size() != 1)
+        e["axis"] = q.quantized_dimension;
+      e["scale"] = floats(q.scale);
+      e["zero_point"] = q.zero_point;
+      if (!q.min.empty())
+        e["min"] = floats(q.min);
+      if (!q.max.empty())
+        e["max"] = floats(q.max);
+      tensors.push_back(std::move(e));
+    }
+  }
+  doc["tensors"] = std::move(tensors);
+  nlohmann::ordered_json reported = nlohmann::ordered_json::array();
+  for (const QuantizerMetric &m : metrics)
+    reported.push_back({{"subject", m.subject}, {"metric", m.metric}, {"value", m.value}});
+  doc["metrics"] = std::move(reported);
+  return doc.dump(1) + "\n";
+}
+
+void writeEncodings(const std::string &path, const std::string &text) {
+  writeFileSafely(path, "encodings file", [&](int fd) {
+    const char *data = text.data();
+    std::size_t size = text.size();
+    while (size > 0) {
+      const ssize_t n = ::write(fd, data, size);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        throw Error("cannot write encodings file '" + path + "': " + std::strerror(errno));
+      data += n;
+      size -= static_cast<std::size_t>(n);
+    }
+  });
+}
+
+} // namespace tico::run

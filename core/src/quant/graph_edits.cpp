@@ -1,0 +1,113 @@
+// Quantizers' graph edits (tico/quant/graph_edits.h).
+#include "tico/quant/graph_edits.h"
+
+#include "tico/ops/torch_ops.h"
+#include "tico/support/error.h"
+
+namespace tico::quant {
+namespace {
+
+namespace qd = tico::ops::quantized_decomposed;
+
+// The first node of the graph that reads `value` (the new nodes go right before it, which
+// keeps definitions ahead of uses without knowing where the value was defined).
+Node *firstReader(const Graph &graph, const Value &value) {
+  for (const auto &node : graph.nodes())
+    for (const Node *user : value.users())
+      if (user == node.get())
+        return node.get();
+  return nullptr;
+}
+
+} // namespace
+
+Encoding gridOf(int bits, bool is_signed) {
+  Encoding e;
+  if (bits == 4 || bits == 8) {
+    e.storage = is_signed ? DType::Int8 : DType::UInt8;
+  } else if (bits == 16 && is_signed) {
+    e.storage = DType::Int16;
+  } else {
+    throw Error("no integer grid of " + std::to_string(bits) + " bits (" + (is_signed ? "signed" : "unsigned") +
+                "); quantizers here use 4, 8 (signed or unsigned) or 16 (signed) bits");
+  }
+  e.quant_min = is_signed ? -(int64_t{1} << (bits - 1)) : 0;
+  e.quant_max = is_signed ? (int64_t{1} << (bits - 1)) - 1 : (int64_t{1} << bits) - 1;
+  return e;
+}
+
+Value *quantizeActivation(Graph &graph, Value &value, const Encoding &encoding) {
+  const QuantParams &q = encoding.params;
+  if (!q.isPerTensor() || q.scale.size() != 1 || q.zero_point.size() != 1)
+    throw Error("quantizing activation '" + value.name() + "': only per-tensor parameters apply to activations");
+  if (!value.isTensor() || value.dtype() != DType::Float32)
+    throw Error("quantizing activation '" + value.name() + "': it is not a float32 tensor");
+  Node *before = firstReader(graph, value);
+  const bool is_output = graph.isGraphOutput(&value);
+  if (before == nullptr && !is_output)
+    return &value; // nothing reads it: nothing to quantize
+  const auto args = [&](Value *input) {
+    return std::vector<Argument>{Argument::value(input),
+                                 Argument::real(q.scale[0]),
+                                 Argument::integer(q.zero_point[0]),
+                                 Argument::integer(encoding.quant_min),
+                                 Argument::integer(encoding.quant_max),
+                                 Argument::scalarType(encoding.storage)};
+  };
+  Node *quantize = graph.createNode(qd::quantize_per_tensor_default.key(), args(&value), encoding.storage,
+                                    value.shape(), before, value.name() + "_q");
+  Node *dequantize = graph.createNode(qd::dequantize_per_tensor_default.key(), args(quantize->output()),
+                                      DType::Float32, value.shape(), before, value.name() + "_dq");
+  graph.replaceAllUsesWith(&value, dequantize->output());
+  quantize->setArg(std::size_t{0}, Argument::value(&value)); // the one reader that must keep the float value
+  return dequantize->output();
+}
+
+Value *dequantizedWeight(Graph &graph, Node &node, std::string_view arg, std::shared_ptr<const TensorData> codes,
+                         const Encoding &encoding) {
+  const Argument &current = node.arg(arg);
+  if (!current.isValue() || !current.asValue()->isConstant())
+    throw Error("node '" + node.name() + "': argument '" + std::string(arg) + "' is not a constant weight");
+  const Value &weight = *current.asValue();
+  if (!codes || codes->dtype != encoding.storage || codes->sizes != weight.constant()->sizes)
+    throw Error("node '" + node.name() + "': the integer codes for '" + weight.name() +
+                "' must be a " + std::string(dtypeName(encoding.storage)) + " tensor of the weight's shape");
+  const QuantParams &q = encoding.params;
+  Value *stored = graph.addConstant(weight.name() + "_codes", std::move(codes));
+  Node *dequantize = nullptr;
+  if (q.isPerTensor()) {
+    dequantize = graph.createNode(qd::dequantize_per_tensor_default.key(),
+                                  {Argument::value(stored), Argument::real(q.scale.at(0)),
+                                   Argument::integer(q.zero_point.at(0)), Argument::integer(encoding.quant_min),
+                                   Argument::integer(encoding.quant_max), Argument::scalarType(encoding.storage)},
+                                  DType::Float32, weight.shape(), &node, weight.name() + "_dq");
+  } else {
+    if (q.isPerBlock())
+      throw Error("node '" + node.name() + "': per-block weights have no dequantize node here");
+    const auto channels = static_cast<int64_t>(q.scale.size());
+    Value *scales = graph.addConstant(weight.name() + "_scales",
+                                      std::make_shared<TensorData>(TensorData::fromVector(DType::Float32, {channels}, q.scale)));
+    Value *zero_points = graph.addConstant(
+        weight.name() + "_zero_points",
+        std::make_shared<TensorData>(TensorData::fromVector(DType::Int64, {channels}, q.zero_point)));
+    dequantize = graph.createNode(qd::dequantize_per_channel_default.key(),
+                                  {Argument::value(stored), Argument::value(scales), Argument::value(zero_points),
+                                   Argument::integer(*q.axis), Argument::integer(encoding.quant_min),
+                                   Argument::integer(encoding.quant_max), Argument::scalarType(encoding.storage)},
+                                  DType::Float32, weight.shape(), &node, weight.name() + "_dq");
+  }
+  node.setArg(arg, Argument::value(dequantize->output()));
+  return dequantize->output();
+}
+
+bool isQuantized(const Value &value) {
+  if (const Node *producer = value.producer())
+    if (producer->opId() == qd::dequantize_per_tensor_default || producer->opId() == qd::dequantize_per_channel_default)
+      return true;
+  for (const Node *user : value.users())
+    if (user->opId() == qd::quantize_per_tensor_default)
+      return true;
+  return false;
+}
+
+} // namespace tico::quant
