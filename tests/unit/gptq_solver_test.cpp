@@ -165,6 +165,17 @@ TEST(GptqSolver, DeadColumnIsRoundedToNearest) {
     for (Eigen::Index r = 0; r < W.rows(); ++r)
       EXPECT_EQ(result.codes(r, 5), rtn(r, 5));
   }
+  // With groups (which the original refuses): nearest code on the column's group grid.
+  for (const bool static_groups : {false, true}) {
+    Options options = options4bit(true);
+    options.group_size = 8;
+    options.static_groups = static_groups;
+    const Result result = quantize(W, H, options);
+    EXPECT_TRUE(result.dequantized.allFinite());
+    const Grid &grid = result.grids[result.group_of_column[5]];
+    for (Eigen::Index r = 0; r < W.rows(); ++r)
+      EXPECT_EQ(result.codes(r, 5), grid.code(r, W(r, 5))) << "static " << static_groups;
+  }
 }
 
 // (7) Dynamic groups: each grid is fitted to the weights after the error feedback of all earlier
