@@ -423,6 +423,7 @@ TEST(GptqCircle, SignedCodesAndZeroPoints) {
   options.static_groups = true;
   const Result asym = quantize(W, H, options);
   EXPECT_THROW(toCircle(asym, true), std::invalid_argument);
+  EXPECT_THROW(toCircle(asym.grids, -1, false), std::invalid_argument);  // two grids, no group size
   const CircleQuant grouped = toCircle(asym, false);
   EXPECT_EQ(grouped.group_size, 16);
   ASSERT_EQ(grouped.scale.size(), 12u);  // [6 rows][2 groups]
@@ -431,6 +432,11 @@ TEST(GptqCircle, SignedCodesAndZeroPoints) {
       EXPECT_EQ(grouped.scale[r * 2 + g], asym.grids[g].scale[r]);
       EXPECT_EQ(grouped.zero_point[r * 2 + g], static_cast<int64_t>(asym.grids[g].zero[r]));
     }
+
+  // Round-to-nearest grids report the same way.
+  const CircleQuant rtn = toCircle({fitGrid(W, GridOptions{})}, -1, false);
+  EXPECT_EQ(rtn.group_size, -1);
+  EXPECT_EQ(rtn.scale, fitGrid(W, GridOptions{}).scale);
 }
 
 TEST(GptqHessian, AccumulatesTheSumOfOuterProductsInAnyBatching) {

@@ -190,6 +190,9 @@ struct CircleQuant {
 // Throws std::invalid_argument for groups that are not contiguous (act_order with dynamic
 // groups: Circle has no per-column group index) or signed_storage on an asymmetric grid.
 CircleQuant toCircle(const Result &result, bool signed_storage);
+// The same for grids from elsewhere (e.g. fitGrid for round-to-nearest): grids[g] covers
+// columns [g*group_size, (g+1)*group_size); group_size -1 with a single grid means per channel.
+CircleQuant toCircle(const std::vector<Grid> &grids, int group_size, bool signed_storage);
 
 // Unsigned symmetric codes (zero = 2^(bits-1)) -> signed codes with zero point 0.
 CodeMatrix toSignedCodes(const CodeMatrix &codes, int bits);
