@@ -129,8 +129,9 @@ struct Options {
   // (in the processing order, so with act_order the groups are not contiguous in W unless
   // static_groups is set).
   int group_size = -1;
-  // With groups: fit all group grids up front on the original weights in their natural column
-  // order (groups stay contiguous, so per-block export works with act_order); otherwise each
+  // With groups: fit all group grids up front on the original weights (dead columns as zeros)
+  // in their natural column order (groups stay contiguous, so per-block export works with
+  // act_order); otherwise each
   // group's grid is fitted when the loop reaches it, from the error-updated weights. Ignored
   // without groups.
   bool static_groups = false;
@@ -147,8 +148,10 @@ struct Options {
 struct Result {
   CodeMatrix codes;                  // r x c, original column order
   Eigen::MatrixXf dequantized;       // W-hat = scale * (code - zero), r x c
-  std::vector<Grid> grids;           // one per group (one in all without groups)
-  std::vector<int32_t> group_of_column;  // c entries: index into grids
+  // One per group (one in all without groups): static groups in column order, dynamic groups
+  // in the order the loop reached them.
+  std::vector<Grid> grids;
+  std::vector<int32_t> group_of_column;  // c entries, original column order: index into grids
   int group_size = -1;               // as requested (-1: no groups)
   std::vector<Eigen::Index> order;   // columns in the order they were quantized
   std::vector<Eigen::Index> dead_columns;  // diag(H) == 0: never seen a non-zero input
