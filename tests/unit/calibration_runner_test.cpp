@@ -114,6 +114,7 @@ protected:
     QuantizeContext context(atenEval()->registry, source.size());
     q.prepare(g, plan, context);
     options.label = "quantizer 'recording'";
+    options.progress = false;
     return quant::runCalibration(g, *atenEval()->evaluator, source, plan, q, context, options);
   }
 
