@@ -13,9 +13,14 @@ std::vector<CalibrationInput> describeInputs(const Graph &graph) {
     in.name = v->name();
     in.dtype = v->dtype();
     in.is_scalar = !v->isTensor();
-    if (v->isTensor())
-      for (const Dim &d : v->shape())
+    if (v->isTensor()) {
+      for (const Dim &d : v->shape()) {
         in.shape.push_back(d.isStatic() ? d.value() : -1);
+        in.dim_exprs.push_back(d.expr());
+      }
+    } else if (v->kind() == ValueKind::SymInt) {
+      in.scalar_expr = v->symExpr();
+    }
     inputs.push_back(std::move(in));
   }
   return inputs;
