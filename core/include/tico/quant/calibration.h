@@ -28,11 +28,7 @@ struct CalibrationInput {
   std::string name;           // the graph's name for it (named files match on it)
   DType dtype = DType::Unknown;
   std::vector<int64_t> shape; // -1 where the dimension is symbolic
-  // Per dimension: its symbolic expression ("s0", "2*s0"), empty where it is static. Sources
-  // that make up data size these from CalibrationRequest::dims.
-  std::vector<std::string> dim_exprs;
   bool is_scalar = false;     // a SymInt/SymFloat input: a one-element tensor is expected
-  std::string scalar_expr;    // a SymInt input's symbol ("s0"), when it stands for one
 };
 
 // One batch: a tensor per user input, in signature order.
