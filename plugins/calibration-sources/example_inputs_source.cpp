@@ -64,7 +64,7 @@ public:
     if (saved->kind != PickleValue::Kind::Tuple || saved->items.size() != 2)
       throw Error(name + ": expected the tuple (args, kwargs), found a " + kindName(saved->kind));
     flatten(saved->items[0], "args", batch_, name);
-    flatten(saved->items[1], "kwargs", batch_, name);
+    addKeywordInputs(saved->items[1], request.inputs, name);
     if (batch_.size() != request.inputs.size())
       throw Error(name + ": the example inputs hold " + std::to_string(batch_.size()) + " tensors, the graph takes " +
                   std::to_string(request.inputs.size()) + " inputs");
@@ -82,6 +82,32 @@ public:
   std::string describe() const override { return "example inputs of '" + model_ + "' (1 batch)"; }
 
 private:
+  // Keyword tensors follow the positional ones in the graph's signature order, which is not
+  // necessarily the order they were passed in: each remaining input takes the keyword named
+  // like it.
+  void addKeywordInputs(const PickleRef &kwargs, const std::vector<CalibrationInput> &inputs, const std::string &name) {
+    if (kwargs->kind != PickleValue::Kind::Dict)
+      throw Error(name + ": expected the tuple (args, kwargs) with a dict of kwargs, found a " + kindName(kwargs->kind));
+    const std::size_t keywords = kwargs->items.size() / 2;
+    if (keywords == 0)
+      return;
+    if (batch_.size() + keywords != inputs.size())
+      throw Error(name + ": the example inputs hold " + std::to_string(batch_.size()) + " positional and " +
+                  std::to_string(keywords) + " keyword arguments, the graph takes " + std::to_string(inputs.size()) +
+                  " inputs");
+    for (std::size_t i = batch_.size(); i < inputs.size(); ++i) {
+      PickleRef value;
+      for (std::size_t k = 0; k + 1 < kwargs->items.size(); k += 2)
+        if (kwargs->items[k]->kind == PickleValue::Kind::String && kwargs->items[k]->text == inputs[i].name)
+          value = kwargs->items[k + 1];
+      if (!value || value->kind != PickleValue::Kind::Tensor)
+        throw Error(name + ": " + inputLabel(inputs, i) + (value ? " is passed as a " + kindName(value->kind) :
+                    " has no keyword argument of its name") + "; keyword example inputs must be tensors named like the "
+                    "graph's inputs");
+      batch_.push_back(value->tensor);
+    }
+  }
+
   std::string model_;
   CalibrationBatch batch_;
   std::size_t count_ = 1;

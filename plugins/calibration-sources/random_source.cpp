@@ -5,14 +5,15 @@
 //   random:int_high=32000       integers in [0, 32000) (e.g. a vocabulary size)
 //
 // Floating-point inputs are standard normal N(0, 1), bool inputs fair coin flips, integer inputs
-// uniform in [0, int_high). Symbolic dimensions take their sizes from calibration.dims. The data
-// depends only on the seed and the batch index, and is the same on every platform: the bits come
-// from std::mt19937_64 (its output is fixed by the C++ standard) and the distributions are done
-// here by hand, since the standard library's are not specified bit for bit.
+// uniform in [0, int_high). Symbolic dimensions take their sizes from calibration.dims (the host
+// resolves them). The data depends only on the seed and the batch index: the bits come from
+// std::mt19937_64 (its output is fixed by the C++ standard) and the distributions are done here
+// by hand, since the standard library's are not specified bit for bit. Integers and bools are
+// therefore identical everywhere; normal floats also go through log/cos/sin of the C library,
+// whose last bit may differ between C libraries.
 #include "batch_support.h"
 #include "sources.h"
 
-#include <tico/ir/sym_expr.h>
 #include <tico/support/error.h>
 
 #include <algorithm>
@@ -50,43 +51,12 @@ public:
     if (batches_ == 0)
       throw Error("random calibration data: calibration.batches is 0");
 
-    std::vector<std::string> missing;
+    // The host gives a symbolic dimension as -1 unless calibration.dims sizes it.
+    std::vector<std::string> unsized;
     for (const CalibrationInput &in : inputs_) {
-      std::vector<int64_t> sizes;
-      for (std::size_t d = 0; d < in.shape.size(); ++d) {
-        if (in.shape[d] >= 0) {
-          sizes.push_back(in.shape[d]);
-          continue;
-        }
-        const std::string expr = d < in.dim_exprs.size() ? in.dim_exprs[d] : std::string();
-        std::optional<int64_t> size;
-        if (!expr.empty()) {
-          const SymExpr e = SymExpr::parse(expr);
-          size = e.evaluate(request.dims);
-          if (!size)
-            for (const std::string &s : e.symbols())
-              if (!request.dims.count(s) && std::find(missing.begin(), missing.end(), s) == missing.end())
-                missing.push_back(s);
-        } else if (std::find(missing.begin(), missing.end(), "dimension " + std::to_string(d) + " of '" + in.name + "'") ==
-                   missing.end()) {
-          missing.push_back("dimension " + std::to_string(d) + " of '" + in.name + "'");
-        }
-        if (size && *size < 0)
-          throw Error("random calibration data: dimension " + std::to_string(d) + " of input '" + in.name + "' (" +
-                      expr + ") is " + std::to_string(*size) + " with calibration.dims given");
-        sizes.push_back(size.value_or(0));
-      }
-      shapes_.push_back(std::move(sizes));
-      std::optional<int64_t> symbol_value;
-      if (in.is_scalar && !in.scalar_expr.empty()) {
-        const SymExpr e = SymExpr::parse(in.scalar_expr);
-        symbol_value = e.evaluate(request.dims);
-        if (!symbol_value)
-          for (const std::string &s : e.symbols())
-            if (!request.dims.count(s) && std::find(missing.begin(), missing.end(), s) == missing.end())
-              missing.push_back(s);
-      }
-      scalar_values_.push_back(symbol_value);
+      for (std::size_t d = 0; d < in.shape.size(); ++d)
+        if (in.shape[d] < 0)
+          unsized.push_back("input '" + in.name + "' dimension " + std::to_string(d));
       if (!in.is_scalar && !isFloating(in.dtype) && !isInteger(in.dtype) && in.dtype != DType::Bool)
         throw Error("random calibration data cannot make " + std::string(torchDTypeName(in.dtype)) + " data for input '" +
                     in.name + "'");
@@ -94,12 +64,13 @@ public:
         throw Error("random calibration data: int_high=" + std::to_string(int_high_) + " exceeds what input '" +
                     in.name + "' (" + std::string(torchDTypeName(in.dtype)) + ") holds");
     }
-    if (!missing.empty()) {
+    if (!unsized.empty()) {
       std::string list;
-      for (const std::string &s : missing)
+      for (const std::string &s : unsized)
         list += (list.empty() ? "" : ", ") + s;
-      throw Error("random calibration data needs sizes for the symbolic dimensions " + list +
-                  "; give them in the manifest's calibration.dims (e.g. dims: {" + missing.front() + ": 128})");
+      throw Error("random calibration data needs a size for every symbolic dimension, and calibration.dims does not "
+                  "size " + list + "; give each symbol's size in the manifest's calibration block (dims: {s0: 128}; "
+                  "tico-run --emit tir shows the inputs' symbolic shapes)");
     }
   }
 
@@ -111,14 +82,15 @@ public:
     for (std::size_t i = 0; i < inputs_.size(); ++i) {
       const CalibrationInput &in = inputs_[i];
       if (in.is_scalar) {
-        batch.push_back(scalar(in, scalar_values_[i], rng));
+        batch.push_back(scalar(in, rng));
         continue;
       }
       int64_t numel = 1;
-      for (int64_t d : shapes_[i])
+      for (int64_t d : in.shape)
         numel *= d;
       const auto n = static_cast<std::size_t>(numel);
       std::vector<std::byte> bytes(n * elementSize(in.dtype));
+      std::vector<int64_t> sizes = in.shape;
       if (isFloating(in.dtype)) {
         // Box-Muller: two uniforms give two independent standard normals.
         for (std::size_t e = 0; e < n; e += 2) {
@@ -137,7 +109,7 @@ public:
         for (std::size_t e = 0; e < n; ++e)
           storeInteger(in.dtype, bytes.data(), e, static_cast<int64_t>(rng() % static_cast<uint64_t>(int_high_)));
       }
-      batch.push_back(std::make_shared<const TensorData>(TensorData::fromBytes(in.dtype, shapes_[i], std::move(bytes))));
+      batch.push_back(std::make_shared<const TensorData>(TensorData::fromBytes(in.dtype, std::move(sizes), std::move(bytes))));
     }
     return batch;
   }
@@ -148,14 +120,11 @@ public:
   }
 
 private:
-  // A SymInt input standing for a symbol takes the symbol's size; others draw like tensors.
-  std::shared_ptr<const TensorData> scalar(const CalibrationInput &in, std::optional<int64_t> symbol_value,
-                                           std::mt19937_64 &rng) const {
+  // A SymInt/SymFloat input: one value drawn like a tensor element.
+  std::shared_ptr<const TensorData> scalar(const CalibrationInput &in, std::mt19937_64 &rng) const {
     const DType dt = in.dtype == DType::Unknown ? DType::Int64 : in.dtype;
     std::vector<std::byte> bytes(elementSize(dt));
-    if (symbol_value)
-      storeInteger(dt, bytes.data(), 0, *symbol_value);
-    else if (isFloating(dt))
+    if (isFloating(dt))
       storeFloat(dt, bytes.data(), 0, unitOpen(rng));
     else
       storeInteger(dt, bytes.data(), 0, static_cast<int64_t>(rng() % static_cast<uint64_t>(int_high_)));
@@ -166,8 +135,6 @@ private:
   uint64_t seed_;
   int64_t int_high_ = kDefaultIntHigh;
   std::size_t batches_ = kDefaultBatches;
-  std::vector<std::vector<int64_t>> shapes_;
-  std::vector<std::optional<int64_t>> scalar_values_; // SymInt inputs sized by calibration.dims
 };
 
 bool acceptsRandom(const std::string &location) {
