@@ -4,6 +4,7 @@
 //   <input> sum@<batch>   the sum of that input's elements in that batch (batch order)
 //   <value> batches       how many batches delivered the value
 //   <value> sum           the sum over all batches
+//   <value> elements      the element count over all batches
 #include "tico/plugin/plugin.h"
 #include "tico/quant/quantizer.h"
 
@@ -52,6 +53,7 @@ public:
     Stats &s = stats_[o.value.name()];
     s.batches += 1;
     s.sum += sum;
+    s.elements += static_cast<double>(o.data.numel());
     if (inputs_.count(o.value.name()))
       per_batch_.push_back({o.value.name(), "sum@" + std::to_string(o.batch), sum});
   }
@@ -62,6 +64,7 @@ public:
     for (const auto &[name, s] : stats_) {
       context.report(name, "batches", static_cast<double>(s.batches));
       context.report(name, "sum", s.sum);
+      context.report(name, "elements", s.elements);
     }
     return false;
   }
@@ -70,6 +73,7 @@ private:
   struct Stats {
     std::size_t batches = 0;
     double sum = 0.0;
+    double elements = 0.0;
   };
   std::set<std::string> inputs_;
   std::map<std::string, Stats> stats_;

@@ -60,18 +60,22 @@ def models(tmp_path_factory) -> dict[str, Path]:
     # The same program without example inputs: model.pt is written empty.
     linear._example_inputs = None
     torch.export.save(linear, out / "bare.pt2")
+    dynamic = torch.export.export(Linear().eval(), (example,),
+                                  dynamic_shapes={"x": {0: torch.export.Dim("batch", min=2, max=64)}})
+    torch.export.save(dynamic, out / "dynamic.pt2")
     ids = torch.zeros(1, 6, dtype=torch.int64)
     embed = torch.export.export(Embed().eval(), (ids, torch.ones_like(ids)))
     torch.export.save(embed, out / "embed.pt2")
     return {"linear": out / "linear.pt2", "bare": out / "bare.pt2", "embed": out / "embed.pt2",
-            "example": out / "example.npy"}
+            "dynamic": out / "dynamic.pt2", "example": out / "example.npy"}
 
 
 def run(tmp_path: Path, model: Path, *args: str, calibration_block: str = "") -> subprocess.CompletedProcess:
     recipe = tmp_path / "observe.yaml"
     recipe.write_text(RECIPE.format(calibration=calibration_block))
+    # The textual IR is enough (the quantize stages run before lowering) and quicker.
     command = [os.environ["TICO_RUN"], "--plugin", os.environ["TICO_OBSERVE_STATS_PLUGIN"], "--quant", str(recipe),
-               "--no-progress", "-v", str(model), "-o", str(tmp_path / "out.circle"), *args]
+               "--no-progress", "-v", str(model), "--emit", "tir", "-o", str(tmp_path / "out.tir"), *args]
     return subprocess.run(command, capture_output=True, text=True, timeout=300)
 
 
@@ -138,6 +142,18 @@ def test_random_is_seeded(models, tmp_path):
     assert first[("x", "batches")] == 3
     assert batch_sums(first, "x") == batch_sums(again, "x")
     assert batch_sums(first, "x") != batch_sums(other, "x")
+
+
+def test_random_symbolic_dims(models, tmp_path):
+    unsized = failure(run(tmp_path, models["dynamic"], "--calibration", "random"))
+    assert "calibration.dims does not size input 'x' dimension 0" in unsized
+    tir = subprocess.run([os.environ["TICO_RUN"], str(models["dynamic"]), "--emit", "tir", "--stop-after", "frontend"],
+                         capture_output=True, text=True, timeout=300)
+    symbol = re.search(r"input %x: f32\[(\w+), 8\]", tir.stdout)
+    assert symbol, tir.stdout + tir.stderr
+    block = f"calibration:\n  batches: 2\n  dims: {{{symbol.group(1)}: 3}}\n"
+    found = metrics(run(tmp_path, models["dynamic"], "--calibration", "random", calibration_block=block))
+    assert found[("x", "batches")] == 2 and found[("x", "elements")] == 2 * 3 * 8
 
 
 def test_example_inputs(models, tmp_path):
