@@ -76,7 +76,7 @@ public:
     stats_.batches = n;
     batches_.resize(n);
     Progress progress(options_.label.empty() ? "calibrating" : "calibrating (" + options_.label + ")",
-                      node_count_ * n + n, options_.progress_bar);
+                      node_count_ * n + n, options_.progress_bar, options_.progress);
     for (std::size_t b = 0; b < n; ++b) {
       bindBatch(b);
       progress.advance(1);

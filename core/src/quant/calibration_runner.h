@@ -21,6 +21,7 @@ struct CalibrationRunOptions {
   // inputs and outputs for one batch must fit. Absent: no limit.
   std::optional<uint64_t> memory_budget;
   std::string offload_dir; // empty: the system's temporary directory
+  bool progress = true;      // report progress on stderr at all (tico-run --no-progress: false)
   bool progress_bar = false; // redraw one line on stderr (a terminal); else plain log lines
   std::string label;         // "quantizer 'gptq'", for messages
 };
