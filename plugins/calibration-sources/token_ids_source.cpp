@@ -76,6 +76,8 @@ public:
     pad_id_ = where.options.count("pad_id") ? where.options.at("pad_id") : 0;
     if (pad_id_ < 0)
       throw Error("token-ids: pad_id must not be negative, got " + std::to_string(pad_id_));
+    // The file first: a wrong path is the likelier mistake than a model it does not suit.
+    sequences_ = readSequences(path_);
     for (std::size_t i = 0; i < inputs_.size(); ++i) {
       const CalibrationInput &in = inputs_[i];
       if (isMaskName(in.name) && !mask_)
@@ -95,7 +97,6 @@ public:
                   " has shape [" + shapeText(ids.shape) + "]");
     if (ids.shape.back() >= 0)
       length_ = ids.shape.back();
-    sequences_ = readSequences(path_);
     sequences_.resize(limitBatches(sequences_.size(), request));
   }
 

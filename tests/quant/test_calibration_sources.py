@@ -87,6 +87,7 @@ def metrics(done: subprocess.CompletedProcess) -> dict[tuple[str, str], float]:
     for subject, metric, value in re.findall(r"quantizer '[^']*observe-stats': (\S+) (\S+) = (\S+)", done.stderr):
         found[(subject, metric)] = float(value)
     assert found, done.stderr[-6000:]
+    assert not re.search(r"calibrating \(.*\d+%", done.stderr), "--no-progress must silence the progress lines"
     return found
 
 
