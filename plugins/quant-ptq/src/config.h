@@ -88,6 +88,9 @@ private:
   std::vector<std::string> unmatched_;
 };
 
+// The options the plugin declares (plugin.cpp registers them).
+std::vector<OptionSpec> optionSpecs();
+
 // Applies one setting to `config`; throws tico::Error for a bad value.
 void applySetting(NodeConfig &config, const std::string &key, const std::string &value, const std::string &context);
 
