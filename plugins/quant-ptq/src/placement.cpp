@@ -124,7 +124,8 @@ public:
         continue;
       }
       p.quantized_ops.push_back(node);
-      for (const Value *in : *activationInputs(*node)) {
+      const std::vector<const Value *> inputs = *activationInputs(*node); // held: a temporary would dangle
+      for (const Value *in : inputs) {
         const Value *root = rootOf(in);
         const Node *producer = root->producer();
         addRoot(root, producer != nullptr && ops_.count(producer) ? producer : node);
@@ -165,7 +166,8 @@ private:
 
   // Every activation of `node` can be quantized without a float op reading it.
   bool surrounded(const Node &node) const {
-    for (const Value *in : *activationInputs(node))
+    const std::vector<const Value *> inputs = *activationInputs(node);
+    for (const Value *in : inputs)
       if (!readersQuantized(rootOf(in)))
         return false;
     return readersQuantized(node.output());
