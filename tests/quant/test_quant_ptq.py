@@ -59,22 +59,32 @@ class Mlp(torch.nn.Module):
         return self.fc3(torch.relu(self.fc2(torch.relu(self.fc1(x)))))
 
 
-# name, module class, input shape, wrapped layers in forward order
+# name, module class, input shape, wrapped layers in forward order, activation range estimator
+# (ours and the original's observer of the same name: minmax, ema, percentile)
 CASES = [
-    ("cnn", Cnn, (2, 3, 6, 6), ["conv1", "conv2", "fc"]),
-    ("mlp", Mlp, (4, 16), ["fc1", "fc2", "fc3"]),
+    ("cnn", Cnn, (2, 3, 6, 6), ["conv1", "conv2", "fc"], "minmax"),
+    ("mlp", Mlp, (4, 16), ["fc1", "fc2", "fc3"], "minmax"),
+    ("mlp-ema", Mlp, (4, 16), ["fc1", "fc2", "fc3"], "ema"),
+    ("mlp-percentile", Mlp, (4, 16), ["fc1", "fc2", "fc3"], "percentile"),
 ]
 
 
-def _original_ptq(model: torch.nn.Module, layers: list[str], batches: list[np.ndarray]):
-    """The original's PTQ: every layer wrapped with its default PTQConfig, calibrated, converted."""
+def _original_ptq(model: torch.nn.Module, layers: list[str], batches: list[np.ndarray], estimator: str):
+    """The original's PTQ: every layer wrapped with its default PTQConfig (the activation observer
+    `estimator` names), calibrated, converted."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         from tico.quantization import convert, prepare
         from tico.quantization.config.ptq import PTQConfig
+        from tico.quantization.config.specs import affine
+        from tico.quantization.wrapq.dtypes import DType
+        from tico.quantization.wrapq.observers.ema import EMAObserver
+        from tico.quantization.wrapq.observers.minmax import MinMaxObserver
+        from tico.quantization.wrapq.observers.percentile import PercentileObserver
 
+        observer = {"minmax": MinMaxObserver, "ema": EMAObserver, "percentile": PercentileObserver}[estimator]
         quantized = copy.deepcopy(model)
-        config = PTQConfig()
+        config = PTQConfig(activation=affine(DType.uint(8), observer=observer))
         for layer in layers:
             setattr(quantized, layer, prepare(getattr(quantized, layer), config))
         with torch.no_grad():
@@ -89,7 +99,8 @@ def _relative(a: float, b: float) -> float:
     return abs(a - b) / max(abs(b), 1e-30)
 
 
-def _convert(tmp: Path, name: str, model: torch.nn.Module, example: torch.Tensor, batches, tico_run, pipeline, source_dir):
+def _convert(tmp: Path, name: str, model: torch.nn.Module, example: torch.Tensor, batches, estimator: str, tico_run,
+             pipeline, source_dir):
     program = torch.export.export(model, (example,))
     pt2 = tmp / f"{name}.pt2"
     torch.export.save(program, pt2)
@@ -103,26 +114,31 @@ def _convert(tmp: Path, name: str, model: torch.nn.Module, example: torch.Tensor
         pytest.fail(f"test calibration plugin {plugin} is missing (set TICO_TEST_PLUGIN_DIR)")
     circle = tmp / f"{name}.circle"
     encodings = tmp / f"{name}.json"
-    run = run_tico(tico_run, [str(pt2), "--pipeline", str(pipeline), "--quant",
-                              str(source_dir / "configs" / "quant" / "cnn-uint8.yaml"), "--plugin", str(plugin),
+    recipe = source_dir / "configs" / "quant" / "cnn-uint8.yaml"
+    if estimator != "minmax":  # the same recipe with another activation estimator
+        text = recipe.read_text()
+        assert "estimator: minmax\n" in text
+        recipe = tmp / f"{name}-recipe.yaml"
+        recipe.write_text(text.replace("          estimator: minmax\n", f"          estimator: {estimator}\n", 1))
+    run = run_tico(tico_run, [str(pt2), "--pipeline", str(pipeline), "--quant", str(recipe), "--plugin", str(plugin),
                               "--calibration", f"test-npy-batches:{calib}", "--no-progress", "-o", str(circle),
                               "--encodings", str(encodings)])
     require_success(run, f"tico-run --quant of {name}")
     return circle, json.loads(encodings.read_text()), run
 
 
-@pytest.mark.parametrize("name,model_class,shape,layers", CASES, ids=[c[0] for c in CASES])
-def test_ptq_end_to_end_and_parity_with_original(name, model_class, shape, layers, tmp_path, tico_run, tico_circle,
-                                                 pipeline, source_dir):
+@pytest.mark.parametrize("name,model_class,shape,layers,estimator", CASES, ids=[c[0] for c in CASES])
+def test_ptq_end_to_end_and_parity_with_original(name, model_class, shape, layers, estimator, tmp_path, tico_run,
+                                                 tico_circle, pipeline, source_dir):
     torch.manual_seed(0)
     model = model_class().eval()
     generator = torch.Generator().manual_seed(1)
     batches = [torch.randn(*shape, generator=generator).numpy() for _ in range(BATCHES)]
     test_input = torch.randn(*shape, generator=generator)
 
-    circle, encodings, run = _convert(tmp_path, name, model, torch.from_numpy(batches[0]), batches, tico_run,
-                                      pipeline, source_dir)
-    original = _original_ptq(model, layers, batches)
+    circle, encodings, run = _convert(tmp_path, name, model, torch.from_numpy(batches[0]), batches, estimator,
+                                      tico_run, pipeline, source_dir)
+    original = _original_ptq(model, layers, batches, estimator)
 
     # Activations: the original's observers in forward order (act_in, act_out of each layer; a
     # layer's act_in is the previous layer's output after relu/flatten, which we observe once,
@@ -137,7 +153,7 @@ def test_ptq_end_to_end_and_parity_with_original(name, model_class, shape, layer
                       (f"{layer}.act_out", wrapper.get_observer("act_out"))]
     assert len(subjects) == len(observers), (subjects, [o[0] for o in observers], run.stderr)
     activations = [t for t in encodings["tensors"] if t["role"] == "activation" and t["granularity"] == "per-tensor"]
-    report = {"model": name, "activations": [], "weights": []}
+    report = {"model": name, "estimator": estimator, "activations": [], "weights": []}
     worst = 0.0
     for (label, obs), subject, lo, hi in zip(observers, subjects, ours_min, ours_max):
         ref_scale = float(obs._cached_scale.reshape(-1)[0])
@@ -146,9 +162,12 @@ def test_ptq_end_to_end_and_parity_with_original(name, model_class, shape, layer
         candidates = [t for t in activations if t["zero_point"][0] == ref_zp and t["dtype"] == "uint8"]
         assert candidates, f"{label}: no uint8 activation with zero point {ref_zp} in our file ({subject})"
         ours = min(candidates, key=lambda t: _relative(t["scale"][0], ref_scale))
+        # The range the parameters come from: the percentile observer keeps its clipped bounds apart.
+        ref_lo, ref_hi = ((obs.clip_min_val, obs.clip_max_val) if estimator == "percentile"
+                          else (obs.min_val, obs.max_val))
         entry = {
             "observer": label, "ours": subject,
-            "range_rel_diff": max(_relative(lo, float(obs.min_val)), _relative(hi, float(obs.max_val))),
+            "range_rel_diff": max(_relative(lo, float(ref_lo)), _relative(hi, float(ref_hi))),
             "scale_rel_diff": _relative(ours["scale"][0], ref_scale),
             "scale": ref_scale, "zero_point": ref_zp,
         }
