@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 
@@ -243,6 +244,22 @@ TEST(PtqEstimators, SamplingStaysBounded) {
   small.add(std::vector<float>(50, 2.0f));
   EXPECT_EQ(small.samples().size(), 50u); // a batch under the per-batch cap is taken whole
   EXPECT_DOUBLE_EQ(quantile({0, 10}, 0.25), 2.5);
+  // The grid: batch 0 takes every n/count-th value from the start; batch 1 shifts by the golden
+  // ratio (0.618 of a step: positions floor((k + 0.618) * 100)).
+  std::vector<float> ramp(10000);
+  std::iota(ramp.begin(), ramp.end(), 0.0f);
+  Reservoir grid(1000, 100, 0);
+  grid.add(ramp);
+  std::vector<float> taken = grid.samples();
+  std::sort(taken.begin(), taken.end());
+  EXPECT_EQ(taken.front(), 0.0f);
+  EXPECT_EQ(taken[1], 100.0f);
+  EXPECT_EQ(taken.back(), 9900.0f);
+  grid.add(ramp);
+  taken = grid.samples();
+  std::sort(taken.begin(), taken.end());
+  EXPECT_EQ(taken.size(), 200u);
+  EXPECT_EQ(taken[1], 61.0f); // floor(0.618... * 100)
 }
 
 TEST(PtqEstimators, MseShrinksHeavyTailsAndNeverLosesToMinMax) {
