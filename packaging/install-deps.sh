@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything tico needs on a fresh Debian bookworm machine:
 #   - Debian packages: compiler, CMake/Ninja, FlatBuffers, Boost.DLL, yaml-cpp, spdlog,
-#     GoogleTest, CLI11, nlohmann-json, LLVM FileCheck/lit, Graphviz, clang + libFuzzer;
+#     GoogleTest, CLI11, nlohmann-json, Eigen (the GPTQ solver), LLVM FileCheck/lit, Graphviz,
+#     clang + libFuzzer;
 #   - a Python virtual environment (default: <repo>/.venv) with PyTorch 2.13.0 (CPU; its wheel
 #     also provides LibTorch for the evaluator plugin), NumPy, pytest, the onert runtime,
 #     the independent circle-schema reader, Hugging Face transformers (the real-model suite
@@ -23,7 +24,7 @@ apt_packages=(
   flatbuffers-compiler libflatbuffers-dev
   libboost-dev libboost-filesystem-dev
   libyaml-cpp-dev libspdlog-dev libfmt-dev
-  libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev
+  libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev libeigen3-dev
   llvm-14-tools graphviz time
   clang libclang-rt-14-dev
 )

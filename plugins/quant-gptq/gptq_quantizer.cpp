@@ -1,0 +1,217 @@
+#include "gptq_quantizer.h"
+
+#include <tico/quant/graph_edits.h>
+#include <tico/support/error.h>
+
+#include <fnmatch.h>
+
+#include <cmath>
+#include <stdexcept>
+
+namespace tico::gptq_plugin {
+namespace {
+
+bool globMatch(const std::vector<std::string> &patterns, const std::string &name) {
+  for (const std::string &p : patterns)
+    if (::fnmatch(p.c_str(), name.c_str(), 0) == 0)
+      return true;
+  return false;
+}
+
+std::string geometryKey(const LayerShape &s) {
+  const gptq::Conv2dGeometry &g = s.conv;
+  return std::to_string(static_cast<int>(s.kind)) + ":" + std::to_string(s.columns) + ":" + std::to_string(g.kernel_h) +
+         "x" + std::to_string(g.kernel_w) + "/" + std::to_string(g.stride_h) + "," + std::to_string(g.stride_w) + "/" +
+         std::to_string(g.pad_h) + "," + std::to_string(g.pad_w) + "/" + std::to_string(g.dilation_h) + "," +
+         std::to_string(g.dilation_w) + "/" + std::to_string(g.groups);
+}
+
+std::shared_ptr<TensorData> floatTensor(const std::vector<int64_t> &sizes, const std::vector<float> &values) {
+  return std::make_shared<TensorData>(TensorData::fromVector(DType::Float32, sizes, values));
+}
+
+} // namespace
+
+std::vector<OptionSpec> GptqSettings::specs() {
+  return {
+      {"bits", OptionType::Int, int64_t{4}, "weight bits: 4 or 8"},
+      {"symmetric", OptionType::Bool, false, "symmetric grids (zero at 2^(bits-1), or signed storage)"},
+      {"signed", OptionType::Bool, false, "symmetric only: store int4/int8 codes with zero point 0"},
+      {"per_channel", OptionType::Bool, true, "one grid per output channel (false: one per layer)"},
+      {"mse", OptionType::Bool, false, "search a shrunken range per channel minimising the |w - q|^2.4 error"},
+      {"percdamp", OptionType::Float, 0.01, "dampening added to diag(H), relative to its mean, in (0, 1]"},
+      {"block_size", OptionType::Int, int64_t{128}, "columns per lazy update block (speed only)"},
+      {"act_order", OptionType::Bool, true, "quantize columns by decreasing diag(H), as the original"},
+      {"group_size", OptionType::Int, int64_t{-1},
+       "-1: one grid per channel; > 0: per group of columns (per-block weights, which Circle cannot hold)"},
+      {"static_groups", OptionType::Bool, false, "fit every group grid on the original weights first"},
+      {"inputs_from", OptionType::String, std::string("quantized"),
+       "what later layers calibrate on: 'quantized' (earlier layers' GPTQ weights) or 'float'"},
+      {"quantize_lm_head", OptionType::Bool, false, "also quantize a linear whose output is a graph output"},
+      {"include", OptionType::StringList, std::vector<std::string>{}, "node-name globs to quantize (empty: all)"},
+      {"exclude", OptionType::StringList, std::vector<std::string>{}, "node-name globs to leave float"},
+  };
+}
+
+GptqSettings GptqSettings::from(const Options &o) {
+  GptqSettings s;
+  const int64_t bits = o.getInt("bits");
+  if (bits != 4 && bits != 8)
+    throw Error("gptq: bits must be 4 or 8 (Circle's uint4/int4 and uint8/int8 weights), got " + std::to_string(bits));
+  s.solver.grid.bits = static_cast<int>(bits);
+  s.solver.grid.symmetric = o.getBool("symmetric");
+  s.solver.grid.per_channel = o.getBool("per_channel");
+  s.solver.grid.mse = o.getBool("mse");
+  s.signed_storage = o.getBool("signed");
+  if (s.signed_storage && !s.solver.grid.symmetric)
+    throw Error("gptq: signed storage needs symmetric: true (an asymmetric grid has no signed form with zero point 0)");
+  s.solver.percdamp = o.getFloat("percdamp");
+  if (!(s.solver.percdamp > 0.0 && s.solver.percdamp <= 1.0))
+    throw Error("gptq: percdamp must be in (0, 1], got " + std::to_string(s.solver.percdamp));
+  const int64_t block = o.getInt("block_size");
+  if (block < 1)
+    throw Error("gptq: block_size must be at least 1, got " + std::to_string(block));
+  s.solver.block_size = static_cast<int>(block);
+  s.solver.act_order = o.getBool("act_order");
+  const int64_t group = o.getInt("group_size");
+  if (group == 0 || group < -1)
+    throw Error("gptq: group_size must be -1 or positive, got " + std::to_string(group));
+  s.solver.group_size = static_cast<int>(group);
+  s.solver.static_groups = o.getBool("static_groups");
+  const std::string &from = o.getString("inputs_from");
+  if (from != "quantized" && from != "float")
+    throw Error("gptq: inputs_from must be 'quantized' or 'float', got '" + from + "'");
+  s.inputs_from_quantized = from == "quantized";
+  s.quantize_lm_head = o.getBool("quantize_lm_head");
+  s.include = o.getStringList("include");
+  s.exclude = o.getStringList("exclude");
+  return s;
+}
+
+void GptqQuantizer::prepare(const Graph &graph, CalibrationPlan &plan, QuantizeContext &) {
+  std::vector<std::string> unused_include = settings_.include;
+  for (const auto &node : graph.nodes()) {
+    std::string why;
+    std::optional<LayerShape> shape = layerOf(*node, why);
+    if (!shape)
+      continue;
+    const std::string &name = node->name();
+    if (!settings_.include.empty() && !globMatch(settings_.include, name))
+      continue;
+    if (globMatch(settings_.exclude, name))
+      continue;
+    if (!settings_.quantize_lm_head && shape->kind == LayerShape::Kind::Linear && graph.isGraphOutput(node->output()))
+      continue;
+    for (auto it = unused_include.begin(); it != unused_include.end();)
+      it = ::fnmatch(it->c_str(), name.c_str(), 0) == 0 ? unused_include.erase(it) : it + 1;
+    const Value *input = node->input(0);
+    Layer layer;
+    layer.node = name;
+    layer.shape = *shape;
+    layer.input = input;
+    by_node_[name] = layers_.size();
+    layers_.push_back(std::move(layer));
+    plan.observe(*input);
+    plan.layer(*node);
+  }
+  if (!unused_include.empty()) {
+    std::string list;
+    for (const std::string &p : unused_include)
+      list += (list.empty() ? "'" : ", '") + p + "'";
+    throw Error("gptq: include pattern(s) " + list + " match no linear or conv2d layer with a float weight");
+  }
+  // Hessians keyed by (input, geometry), created now so observe() only looks them up.
+  for (Layer &layer : layers_) {
+    const std::string key = geometryKey(layer.shape);
+    InputStats &stats = inputs_[{layer.input, key}];
+    if (!stats.hessian) {
+      stats.hessian = std::make_unique<gptq::HessianAccumulator>(layer.shape.columns);
+      stats.shape = &layer.shape;
+      keys_of_value_[layer.input].push_back(key);
+    }
+    ++stats.pending_layers;
+  }
+}
+
+void GptqQuantizer::observe(const Observation &o) {
+  auto keys = keys_of_value_.find(&o.value);
+  if (keys == keys_of_value_.end())
+    return;
+  for (const std::string &key : keys->second) {
+    InputStats &stats = inputs_.at({&o.value, key});
+    if (stats.hessian)
+      accumulate(*stats.hessian, o.data, *stats.shape);
+  }
+}
+
+std::vector<ConstantOverride> GptqQuantizer::layer(const Node &node, QuantizeContext &context) {
+  Layer &layer = layers_.at(by_node_.at(node.name()));
+  InputStats &stats = inputs_.at({layer.input, geometryKey(layer.shape)});
+  const Eigen::MatrixXf W = weightMatrix(*node.input(1)->constant(), layer.shape);
+  const Eigen::MatrixXd H = stats.hessian->hessian();
+  gptq::Options options = settings_.solver;
+  options.label = "layer '" + node.name() + "'";
+  try {
+    layer.result = gptq::quantize(W, H, options);
+  } catch (const std::exception &e) {
+    throw Error("gptq: node '" + node.name() + "': " + e.what());
+  }
+  layer.done = true;
+  // What GPTQ gained over round-to-nearest on the same grid options, on this layer's inputs.
+  const gptq::Grid rtn_grid = gptq::fitGrid(W, settings_.solver.grid);
+  const gptq::CodeMatrix rtn = gptq::quantizeRtn(W, rtn_grid);
+  Eigen::MatrixXf rtn_values(W.rows(), W.cols());
+  for (Eigen::Index r = 0; r < W.rows(); ++r)
+    for (Eigen::Index c = 0; c < W.cols(); ++c)
+      rtn_values(r, c) = rtn_grid.dequantize(r, rtn(r, c));
+  const double gptq_error = gptq::layerError(W, layer.result.dequantized, H);
+  const double rtn_error = gptq::layerError(W, rtn_values, H);
+  context.report(node.name(), "gptq_loss", layer.result.loss);
+  context.report(node.name(), "gptq_layer_error", gptq_error);
+  context.report(node.name(), "rtn_layer_error", rtn_error);
+  context.report(node.name(), "error_ratio", rtn_error > 0.0 ? gptq_error / rtn_error : 0.0);
+  if (--stats.pending_layers == 0)
+    stats.hessian.reset(); // c x c doubles: 128 MiB for 4096 features
+  if (!settings_.inputs_from_quantized)
+    return {};
+  const Eigen::MatrixXf &dq = layer.result.dequantized;
+  return {{node.input(1), floatTensor(layer.shape.weight_sizes, toWeightLayout<float>(dq, layer.shape))}};
+}
+
+bool GptqQuantizer::convert(Graph &graph, QuantizeContext &) {
+  bool changed = false;
+  for (Layer &layer : layers_) {
+    if (!layer.done)
+      continue;
+    Node *node = graph.findNode(layer.node);
+    if (node == nullptr)
+      throw Error("gptq: node '" + layer.node + "' is gone before convert");
+    gptq::CircleQuant circle;
+    try {
+      circle = gptq::toCircle(layer.result, settings_.signed_storage);
+    } catch (const std::exception &e) {
+      throw Error("gptq: node '" + layer.node + "': " + e.what());
+    }
+    if (circle.group_size > 0)
+      throw Error("gptq: node '" + layer.node + "': group_size " + std::to_string(circle.group_size) +
+                  " gives per-block weights, which Circle's QuantizationParameters cannot hold; use group_size: -1");
+    quant::Encoding encoding = quant::gridOf(circle.bits, circle.is_signed);
+    encoding.params.axis = 0; // one grid per output channel (the weight's first dimension in every layout)
+    encoding.params.scale = circle.scale;
+    encoding.params.zero_point = circle.zero_point;
+    gptq::CodeMatrix codes = circle.is_signed ? gptq::toSignedCodes(layer.result.codes, circle.bits) : layer.result.codes;
+    const Eigen::Matrix<int32_t, Eigen::Dynamic, Eigen::Dynamic> plain = codes;
+    const std::vector<int32_t> ordered = toWeightLayout<int32_t>(plain, layer.shape);
+    // One byte per code: uint8 storage as is, int8 storage in two's complement.
+    std::vector<std::byte> bytes(ordered.size());
+    for (std::size_t i = 0; i < ordered.size(); ++i)
+      bytes[i] = static_cast<std::byte>(static_cast<uint8_t>(ordered[i] & 0xff));
+    auto data = std::make_shared<TensorData>(
+        TensorData::fromBytes(encoding.storage, layer.shape.weight_sizes, std::move(bytes)));
+    quant::dequantizedWeight(graph, *node, "weight", std::move(data), encoding);
+    changed = true;
+  }
+  return changed;
+}
+
+} // namespace tico::gptq_plugin

@@ -1,0 +1,161 @@
+#include "layers.h"
+
+#include <tico/ops/circle_ops.h>
+#include <tico/ops/torch_ops.h>
+#include <tico/support/error.h>
+
+#include <cstring>
+
+namespace tico::gptq_plugin {
+namespace {
+
+bool pair(const Node &node, std::string_view name, int &a, int &b) {
+  const Argument *arg = node.findArg(name);
+  if (arg == nullptr || !arg->isIntList())
+    return false;
+  const std::vector<int64_t> &v = arg->asInts();
+  if (v.size() == 1) {
+    a = b = static_cast<int>(v[0]);
+    return true;
+  }
+  if (v.size() != 2)
+    return false;
+  a = static_cast<int>(v[0]);
+  b = static_cast<int>(v[1]);
+  return true;
+}
+
+std::vector<float> floatsOf(const TensorData &t) {
+  std::vector<float> out(static_cast<std::size_t>(t.numel()));
+  t.copyContiguousTo(reinterpret_cast<std::byte *>(out.data()));
+  return out;
+}
+
+} // namespace
+
+std::optional<LayerShape> layerOf(const Node &node, std::string &why) {
+  LayerShape shape;
+  const bool linear = node.opId() == ops::aten::linear_default;
+  const bool conv = node.opId() == ops::aten::conv2d_default;
+  const bool conv_nhwc = node.opId() == ops::circle::conv2d_default;
+  if (!linear && !conv && !conv_nhwc) {
+    why = "not a linear or conv2d";
+    return std::nullopt;
+  }
+  const Value *weight = node.input(1);
+  if (!weight->isConstant() || weight->dtype() != DType::Float32) {
+    why = "its weight is not a float32 constant (already quantized?)";
+    return std::nullopt;
+  }
+  shape.weight_sizes = weight->constant()->sizes;
+  const std::vector<int64_t> &w = shape.weight_sizes;
+  if (linear) {
+    if (w.size() != 2) {
+      why = "its weight is not 2-D";
+      return std::nullopt;
+    }
+    shape.rows = w[0];
+    shape.columns = w[1];
+    return shape;
+  }
+  if (w.size() != 4) {
+    why = "its weight is not 4-D";
+    return std::nullopt;
+  }
+  gptq::Conv2dGeometry &g = shape.conv;
+  if (!pair(node, "stride", g.stride_h, g.stride_w) || !pair(node, "padding", g.pad_h, g.pad_w) ||
+      !pair(node, "dilation", g.dilation_h, g.dilation_w)) {
+    why = "its stride, padding or dilation is not numeric";
+    return std::nullopt;
+  }
+  if (conv) {
+    const Argument *groups = node.findArg("groups");
+    g.groups = groups && groups->isInt() ? static_cast<int>(groups->asInt()) : 1;
+    g.kernel_h = static_cast<int>(w[2]);
+    g.kernel_w = static_cast<int>(w[3]);
+    shape.kind = LayerShape::Kind::ConvNchw;
+    shape.rows = w[0];
+    shape.columns = w[1] * w[2] * w[3];
+  } else {
+    g.kernel_h = static_cast<int>(w[1]);
+    g.kernel_w = static_cast<int>(w[2]);
+    shape.kind = LayerShape::Kind::ConvNhwc;
+    shape.rows = w[0];
+    shape.columns = w[3] * w[1] * w[2];
+  }
+  return shape;
+}
+
+Eigen::MatrixXf weightMatrix(const TensorData &weight, const LayerShape &shape) {
+  const std::vector<float> v = floatsOf(weight);
+  Eigen::MatrixXf W(shape.rows, shape.columns);
+  if (shape.kind != LayerShape::Kind::ConvNhwc) {
+    for (Eigen::Index r = 0; r < shape.rows; ++r)
+      for (Eigen::Index c = 0; c < shape.columns; ++c)
+        W(r, c) = v[static_cast<std::size_t>(r * shape.columns + c)];
+    return W;
+  }
+  // OHWI -> rows of (c, i, j), the patch order of unfoldConv2d.
+  const int64_t kh = shape.weight_sizes[1], kw = shape.weight_sizes[2], ci = shape.weight_sizes[3];
+  for (Eigen::Index o = 0; o < shape.rows; ++o)
+    for (int64_t c = 0; c < ci; ++c)
+      for (int64_t i = 0; i < kh; ++i)
+        for (int64_t j = 0; j < kw; ++j)
+          W(o, (c * kh + i) * kw + j) = v[static_cast<std::size_t>(((o * kh + i) * kw + j) * ci + c)];
+  return W;
+}
+
+template <typename T>
+std::vector<T> toWeightLayout(const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic> &m, const LayerShape &shape) {
+  std::vector<T> out(static_cast<std::size_t>(shape.rows * shape.columns));
+  if (shape.kind != LayerShape::Kind::ConvNhwc) {
+    for (Eigen::Index r = 0; r < shape.rows; ++r)
+      for (Eigen::Index c = 0; c < shape.columns; ++c)
+        out[static_cast<std::size_t>(r * shape.columns + c)] = m(r, c);
+    return out;
+  }
+  const int64_t kh = shape.weight_sizes[1], kw = shape.weight_sizes[2], ci = shape.weight_sizes[3];
+  for (Eigen::Index o = 0; o < shape.rows; ++o)
+    for (int64_t c = 0; c < ci; ++c)
+      for (int64_t i = 0; i < kh; ++i)
+        for (int64_t j = 0; j < kw; ++j)
+          out[static_cast<std::size_t>(((o * kh + i) * kw + j) * ci + c)] = m(o, (c * kh + i) * kw + j);
+  return out;
+}
+
+template std::vector<float> toWeightLayout(const Eigen::MatrixXf &, const LayerShape &);
+template std::vector<int32_t> toWeightLayout(const Eigen::Matrix<int32_t, Eigen::Dynamic, Eigen::Dynamic> &,
+                                             const LayerShape &);
+
+void accumulate(gptq::HessianAccumulator &hessian, const TensorData &input, const LayerShape &shape) {
+  const std::vector<float> x = floatsOf(input);
+  const std::vector<int64_t> &s = input.sizes;
+  if (shape.kind == LayerShape::Kind::Linear) {
+    const Eigen::Index rows = static_cast<Eigen::Index>(x.size()) / shape.columns;
+    // The original counts the leading dimension of a 3-D input as its batch items.
+    hessian.addBatch(x.data(), rows, s.size() >= 3 ? s[0] : 1);
+    return;
+  }
+  if (s.size() != 4)
+    throw Error("GPTQ: a conv input must be 4-D");
+  if (shape.kind == LayerShape::Kind::ConvNchw) {
+    const gptq::RowMajorMatrixXf patches = gptq::unfoldConv2d(x.data(), static_cast<int>(s[0]), static_cast<int>(s[1]),
+                                                              static_cast<int>(s[2]), static_cast<int>(s[3]), shape.conv);
+    hessian.addBatch(patches, s[0]);
+    return;
+  }
+  // NHWC -> NCHW, then the same patches.
+  const int64_t n = s[0], h = s[1], w = s[2], c = s[3];
+  std::vector<float> nchw(x.size());
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t y = 0; y < h; ++y)
+      for (int64_t xx = 0; xx < w; ++xx)
+        for (int64_t ch = 0; ch < c; ++ch)
+          nchw[static_cast<std::size_t>(((b * c + ch) * h + y) * w + xx)] =
+              x[static_cast<std::size_t>(((b * h + y) * w + xx) * c + ch)];
+  const gptq::RowMajorMatrixXf patches = gptq::unfoldConv2d(nchw.data(), static_cast<int>(n), static_cast<int>(c),
+                                                            static_cast<int>(h), static_cast<int>(w), shape.conv);
+  hessian.addBatch(patches, n);
+}
+
+} // namespace tico::gptq_plugin

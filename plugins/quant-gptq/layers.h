@@ -1,0 +1,41 @@
+// The layers GPTQ quantizes, seen the solver's way: a weight matrix W (one row per output
+// channel) and input samples whose features line up with W's columns.
+//
+//   aten::linear.default     weight [O, I]                      samples: input rows [*, I]
+//   aten::conv2d.default     NCHW input, OIHW weight [O,C/g,kh,kw]  samples: unfolded patches
+//   circle::conv2d.default   NHWC input, OHWI weight [O,kh,kw,C]    (the legalized conv; groups 1)
+//
+// W of a conv is its weight flattened in the solver's patch order (c, i, j); an OHWI weight is
+// reordered into it and its codes back, so the integer weight keeps the layer's own layout.
+#pragma once
+
+#include "gptq_solver.h"
+
+#include <tico/ir/graph.h>
+
+#include <optional>
+#include <string>
+
+namespace tico::gptq_plugin {
+
+struct LayerShape {
+  enum class Kind { Linear, ConvNchw, ConvNhwc } kind = Kind::Linear;
+  Eigen::Index rows = 0, columns = 0;
+  gptq::Conv2dGeometry conv; // conv kinds
+  std::vector<int64_t> weight_sizes;
+};
+
+// The layer `node` is, or nullopt with `why` set when GPTQ cannot take it (not a float constant
+// weight, a padding mode instead of numbers, ...).
+std::optional<LayerShape> layerOf(const Node &node, std::string &why);
+
+// The weight as the solver's W.
+Eigen::MatrixXf weightMatrix(const TensorData &weight, const LayerShape &shape);
+// A solver-order matrix (codes or dequantized values) back in the weight's own layout, row-major.
+template <typename T> std::vector<T> toWeightLayout(const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic> &m,
+                                                    const LayerShape &shape);
+
+// Adds one observed input batch (the layer's input value for one calibration batch).
+void accumulate(gptq::HessianAccumulator &hessian, const TensorData &input, const LayerShape &shape);
+
+} // namespace tico::gptq_plugin
