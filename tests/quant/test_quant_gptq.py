@@ -7,7 +7,8 @@ calibrated from a folder of .npy batches by `tico-run --quant`, converted to Cir
   weight extraction and conversion, not only the solver.
 - Every layer's GPTQ error on its calibration inputs is at most 0.8 of round-to-nearest's
   (the issue's target; the encodings export carries the per-layer figures).
-- The Circle file runs on the built-in runtime close to the float model (SQNR), and a too-small
+- On held-out inputs the Circle file runs on the built-in runtime closer to the float model
+  than round-to-nearest on the same 4-bit per-channel grid (ptq, weight-only), and a too-small
   memory budget still converts to the byte-identical file through the offload path.
 
 Environment: TICO_RUN, TICO_CIRCLE, TICO_SOURCE_DIR (tests/quant/CMakeLists.txt).
@@ -29,7 +30,7 @@ from measure import read_circle, sqnr_db
 gptq_module = pytest.importorskip("tico.quantization.algorithm.gptq.gptq")
 
 IN, HIDDEN, OUT = 96, 160, 48
-BATCHES = 6
+BATCHES = 8
 
 
 class Mlp(torch.nn.Module):
@@ -42,12 +43,24 @@ class Mlp(torch.nn.Module):
         return self.fc2(torch.relu(self.fc1(x)))
 
 
-def _batches(seed: int, count: int) -> list[torch.Tensor]:
-    # Correlated features: GPTQ's error feedback only pays off when H is not diagonal.
-    generator = torch.Generator().manual_seed(seed)
-    mixing = torch.randn(IN, IN, generator=generator) / IN**0.5
-    return [torch.randn(16, IN, generator=generator) @ mixing for _ in range(count)]
+# Correlated features: GPTQ's error feedback only pays off when H is not diagonal. One mixing for
+# calibration and held-out data alike: the same distribution, other samples.
+MIXING = torch.randn(IN, IN, generator=torch.Generator().manual_seed(1234)) / IN**0.5
 
+
+def _batches(seed: int, count: int) -> list[torch.Tensor]:
+    generator = torch.Generator().manual_seed(seed)
+    return [torch.randn(64, IN, generator=generator) @ MIXING for _ in range(count)]
+
+
+RTN_RECIPE = """schema: tico.pipeline/v1
+stages:
+  - name: rtn
+    kind: quantize
+    passes:
+      - name: ptq
+        options: {activations: none, weights: uint4, granularity: per-channel}
+"""
 
 RECIPE = """schema: tico.pipeline/v1
 stages:
@@ -120,22 +133,34 @@ def test_every_layer_beats_round_to_nearest(converted) -> None:
     assert all(0.0 < r <= 0.8 for r in ratios.values()), ratios
 
 
-def test_runs_close_to_float(converted, tico_circle, tmp_path) -> None:
-    x = _batches(7, 1)[0]
+def _run(tico_circle, circle: Path, x: np.ndarray, directory: Path) -> np.ndarray:
+    directory.mkdir()
+    np.save(directory / "x.npy", x)
+    subprocess.run([str(tico_circle), "run", str(circle), "--input", str(directory / "x.npy"),
+                    "--output-dir", str(directory)], check=True, capture_output=True, text=True)
+    return np.load(directory / "out0.npy")
+
+
+def test_runs_closer_to_float_than_round_to_nearest(converted, tico_circle, tmp_path) -> None:
+    recipe = tmp_path / "rtn.yaml"
+    recipe.write_text(RTN_RECIPE)
+    rtn = tmp_path / "rtn.circle"
+    base = converted["base"]
+    subprocess.run([base[0], "--quant", str(recipe)] + base[3:] + ["-o", str(rtn)], check=True, capture_output=True,
+                   text=True)
+    held_out = _batches(7, 3)  # another seed than the calibration batches
     with torch.no_grad():
-        expected = converted["model"](x).numpy()
-    np.save(tmp_path / "x.npy", x.numpy())
-    subprocess.run([str(tico_circle), "run", str(converted["circle"]), "--input", str(tmp_path / "x.npy"),
-                    "--output-dir", str(tmp_path)], check=True, capture_output=True, text=True)
-    got = np.load(tmp_path / "out0.npy")
-    sqnr = sqnr_db([expected], [got])
-    print(f"GPTQ-W4 weight-only MLP: SQNR {sqnr:.1f} dB vs float")
-    assert sqnr > 20.0
+        expected = [converted["model"](x).numpy() for x in held_out]
+    gptq = sqnr_db(expected, [_run(tico_circle, converted["circle"], x.numpy(), tmp_path / f"gptq{i}")
+                              for i, x in enumerate(held_out)])
+    plain = sqnr_db(expected, [_run(tico_circle, rtn, x.numpy(), tmp_path / f"rtn{i}") for i, x in enumerate(held_out)])
+    print(f"weight-only W4 MLP vs float on held-out inputs: GPTQ {gptq:.1f} dB, RTN {plain:.1f} dB")
+    assert gptq > plain + 1.0
 
 
 def test_memory_budget_offloads_and_gives_the_same_file(converted, tico_run) -> None:
     out = converted["work"] / "budget.circle"
-    run = subprocess.run(converted["base"] + ["-o", str(out), "--memory-budget", "20KiB", "-v"],
+    run = subprocess.run(converted["base"] + ["-o", str(out), "--memory-budget", "100KiB", "-v"],
                          check=True, capture_output=True, text=True)
     assert "offloaded 0 tensors" not in run.stderr, run.stderr
     assert out.read_bytes() == converted["circle"].read_bytes()
