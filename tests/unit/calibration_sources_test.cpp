@@ -362,7 +362,8 @@ TEST(CalibrationSources, TokenIdsErrors) {
   EXPECT_HAS(errorOf([&] { open(tokenIdsSource(), request((dir / "big.txt").string(), bytes))->batch(0); }),
              "token id 300 does not fit torch.uint8");
   std::vector<CalibrationInput> extra = {input("ids", DType::Int64, {1, 4}), input("pixels", DType::Float32, {4})};
-  EXPECT_HAS(errorOf([&] { open(tokenIdsSource(), request((dir / "word.txt").string(), extra)); }),
+  writeFile(dir / "ok.txt", "1 2 3 4\n");
+  EXPECT_HAS(errorOf([&] { open(tokenIdsSource(), request((dir / "ok.txt").string(), extra)); }),
              "input 1 ('pixels')");
   EXPECT_HAS(errorOf([&] { open(tokenIdsSource(), request((dir / "none.txt").string(), inputs)); }),
              "it does not exist");

@@ -102,7 +102,7 @@ void PtqQuantizer::observe(const Observation &observation) {
   ++it->second.batches;
 }
 
-bool PtqQuantizer::quantizeWeight(Graph &graph, const Weight &w, QuantizeContext &context) {
+bool PtqQuantizer::quantizeWeight(Graph &graph, const Weight &w) {
   Node *node = graph.findNode(w.node);
   if (node == nullptr)
     throw Error("quantizer 'ptq': node '" + w.node + "' disappeared between prepare and convert");
@@ -164,7 +164,6 @@ bool PtqQuantizer::quantizeWeight(Graph &graph, const Weight &w, QuantizeContext
   }
   Value *dequantized = quant::dequantizedWeight(graph, *node, w.arg, std::move(packed), encoding);
   tied_[key] = dequantized;
-  context.report(weight->name(), "weight_channels", static_cast<double>(params.size()));
   return true;
 }
 
@@ -172,7 +171,7 @@ bool PtqQuantizer::convert(Graph &graph, QuantizeContext &context) {
   bool changed = false;
   tied_.clear();
   for (const Weight &w : weights_)
-    changed |= quantizeWeight(graph, w, context);
+    changed |= quantizeWeight(graph, w);
   std::map<std::string, quant::Encoding> encodings;
   for (const Value *key : order_) {
     Activation &a = activations_.at(key);

@@ -43,7 +43,7 @@ private:
   };
 
   EstimatorSettings settingsFor(const Grid &grid, bool per_tensor) const;
-  bool quantizeWeight(Graph &graph, const Weight &w, QuantizeContext &context);
+  bool quantizeWeight(Graph &graph, const Weight &w);
 
   PtqConfig config_;
   std::map<const Value *, Activation> activations_;
