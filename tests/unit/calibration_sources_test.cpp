@@ -6,6 +6,7 @@
 
 #include "tico/io/npy.h"
 #include "tico/support/error.h"
+#include "error_text.h"
 
 #include <gtest/gtest.h>
 #include <zlib.h>
@@ -102,14 +103,7 @@ std::unique_ptr<CalibrationSource> open(const CalibrationSourceSpec &spec, const
   return spec.create(r);
 }
 
-std::string errorOf(const std::function<void()> &f) {
-  try {
-    f();
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using testing_support::errorOf;
 
 // A zip archive with every member stored or every member deflated (what numpy.savez and
 // numpy.savez_compressed write), without data descriptors.

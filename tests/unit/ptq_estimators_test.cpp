@@ -6,6 +6,7 @@
 #include "tiling.h"
 
 #include "tico/support/error.h"
+#include "error_text.h"
 
 #include <gtest/gtest.h>
 
@@ -20,14 +21,7 @@ const Grid kU8 = parseGrid("uint8", "auto", "test");
 const Grid kI8 = parseGrid("int8", "auto", "test");
 const Grid kI16 = parseGrid("int16", "auto", "test");
 
-std::string errorOf(const std::function<void()> &f) {
-  try {
-    f();
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using testing_support::errorOf;
 
 TileRows oneRow(std::vector<float> v) {
   TileRows r;

@@ -8,6 +8,8 @@
 #include "quant/calibration_runner.h"
 #include "tico/ops/torch_ops.h"
 #include "tico/support/error.h"
+#include "calibration_test_support.h"
+#include "error_text.h"
 
 #include <gtest/gtest.h>
 
@@ -17,25 +19,9 @@ namespace {
 using namespace evaltest;
 namespace qd = tico::ops::quantized_decomposed;
 
-class VectorSource : public CalibrationSource {
-public:
-  explicit VectorSource(std::vector<CalibrationBatch> batches) : batches_(std::move(batches)) {}
-  std::size_t size() const override { return batches_.size(); }
-  CalibrationBatch batch(std::size_t index) override { return batches_.at(index); }
-  std::string describe() const override { return "test batches"; }
+using testing_support::VectorSource;
 
-private:
-  std::vector<CalibrationBatch> batches_;
-};
-
-std::string errorOf(const std::function<void()> &f) {
-  try {
-    f();
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using testing_support::errorOf;
 
 PtqConfig configOf(std::map<std::string, OptionValue> given) {
   return PtqConfig::fromOptions(Options::resolve("quantizer 'ptq'", optionSpecs(), given));
