@@ -1,24 +1,16 @@
-// Test-only calibration sources for the ptq tests (lit and tests/quant), independent of the
-// calibration-source plugins:
-//   test-ramp             deterministic data without files: element i of batch b of a float32
-//                         input is ((37 i + 11 b) mod 23) / 11 - 1, of an int64 input (token
-//                         ids) (i + b) mod 4; `batches` batches (default 2); symbolic
-//                         dimensions 1
-//   test-npy-batches:DIR  one sub-folder of DIR per batch (in name order), holding <input>.npy
-//                         per user input (or <index>.npy, index in signature order)
-// Neither claims a location it is not named for.
-#include "tico/io/npy.h"
+// A test-only calibration source for the ptq golden tests (tests/lit), whose expected
+// parameters need data that is easy to reason about:
+//   test-ramp  deterministic data without files: element i of batch b of a float32 input is
+//              ((37 i + 11 b) mod 23) / 11 - 1, of an int64 input (token ids) (i + b) mod 4;
+//              `batches` batches (default 2); symbolic dimensions 1.
+// It claims no location but its own name.
 #include "tico/plugin/plugin.h"
 #include "tico/plugin/registry.h"
 #include "tico/quant/calibration.h"
 #include "tico/support/error.h"
 
-#include <algorithm>
-#include <filesystem>
 
 namespace {
-
-namespace fs = std::filesystem;
 
 class RampSource final : public tico::CalibrationSource {
 public:
@@ -56,44 +48,9 @@ private:
   tico::CalibrationRequest request_;
 };
 
-class NpyBatches final : public tico::CalibrationSource {
-public:
-  explicit NpyBatches(tico::CalibrationRequest request) : request_(std::move(request)) {
-    if (!fs::is_directory(request_.location))
-      throw tico::Error("test-npy-batches: '" + request_.location + "' is not a directory");
-    for (const auto &entry : fs::directory_iterator(request_.location))
-      if (entry.is_directory())
-        folders_.push_back(entry.path());
-    std::sort(folders_.begin(), folders_.end());
-    if (request_.batches && folders_.size() > *request_.batches)
-      folders_.resize(*request_.batches);
-  }
-  std::size_t size() const override { return folders_.size(); }
-  tico::CalibrationBatch batch(std::size_t index) override {
-    tico::CalibrationBatch out;
-    for (std::size_t i = 0; i < request_.inputs.size(); ++i) {
-      fs::path file = folders_.at(index) / (request_.inputs[i].name + ".npy");
-      if (!fs::exists(file))
-        file = folders_.at(index) / (std::to_string(i) + ".npy");
-      out.push_back(tico::readNpy(file.string()));
-    }
-    return out;
-  }
-  std::string describe() const override {
-    return "npy batches '" + request_.location + "' (" + std::to_string(folders_.size()) + " batches)";
-  }
-
-private:
-  tico::CalibrationRequest request_;
-  std::vector<fs::path> folders_;
-};
-
 void registerAll(tico::Registrar &r) {
   r.addCalibrationSource({"test-ramp", "deterministic test data", [](const std::string &l) { return l == "test-ramp"; },
                           [](const tico::CalibrationRequest &q) { return std::make_unique<RampSource>(q); }});
-  r.addCalibrationSource({"test-npy-batches", "test: one folder of .npy files per batch",
-                          [](const std::string &) { return false; },
-                          [](const tico::CalibrationRequest &q) { return std::make_unique<NpyBatches>(q); }});
 }
 
 } // namespace

@@ -7,11 +7,11 @@ calibrated on the same batches by the original converter's PTQ (``prepare`` / ``
 its default ``PTQConfig``), give the reference parameters: every activation observer of the
 original against ours (the range each saw, scale and zero point), and every per-channel weight.
 
-Calibration data come through the test-only source ``test-npy-batches`` (tests/plugins), one
-folder per batch holding ``<input name>.npy``: the layout of the npy calibration source.
+Calibration data come through the ``npy`` calibration source: one folder per batch holding
+``<input name>.npy``.
 
-Environment (tests/quant/CMakeLists.txt): TICO_RUN, TICO_CIRCLE, TICO_SOURCE_DIR,
-TICO_TEST_PLUGIN_DIR; TICO_PTQ_REPORT=file.json writes the measured numbers.
+Environment (tests/quant/CMakeLists.txt): TICO_RUN, TICO_CIRCLE, TICO_SOURCE_DIR;
+TICO_PTQ_REPORT=file.json writes the measured numbers.
 """
 
 from __future__ import annotations
@@ -109,9 +109,6 @@ def _convert(tmp: Path, name: str, model: torch.nn.Module, example: torch.Tensor
     for i, batch in enumerate(batches):
         (calib / f"batch_{i:03d}").mkdir(parents=True)
         np.save(calib / f"batch_{i:03d}" / f"{input_name}.npy", batch)
-    plugin = Path(os.environ.get("TICO_TEST_PLUGIN_DIR", "")) / "libtico-test-calibration.so"
-    if not plugin.is_file():
-        pytest.fail(f"test calibration plugin {plugin} is missing (set TICO_TEST_PLUGIN_DIR)")
     circle = tmp / f"{name}.circle"
     encodings = tmp / f"{name}.json"
     recipe = source_dir / "configs" / "quant" / "cnn-uint8.yaml"
@@ -120,8 +117,8 @@ def _convert(tmp: Path, name: str, model: torch.nn.Module, example: torch.Tensor
         assert "estimator: minmax\n" in text
         recipe = tmp / f"{name}-recipe.yaml"
         recipe.write_text(text.replace("          estimator: minmax\n", f"          estimator: {estimator}\n", 1))
-    run = run_tico(tico_run, [str(pt2), "--pipeline", str(pipeline), "--quant", str(recipe), "--plugin", str(plugin),
-                              "--calibration", f"test-npy-batches:{calib}", "--no-progress", "-o", str(circle),
+    run = run_tico(tico_run, [str(pt2), "--pipeline", str(pipeline), "--quant", str(recipe),
+                              "--calibration", f"npy:{calib}", "--no-progress", "-o", str(circle),
                               "--encodings", str(encodings)])
     require_success(run, f"tico-run --quant of {name}")
     return circle, json.loads(encodings.read_text()), run
