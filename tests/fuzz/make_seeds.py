@@ -37,6 +37,12 @@ MANIFESTS = {
         "  - name: circle\n    kind: circle\n    passes: [fuse-activation]\n"
     ),
     "quotes.yaml": "schema: 'tico.pipeline/v1'\nstages:\n  - name: \"it's\"\n    passes: ['a''b']\n",
+    "calibration.yaml": (
+        "schema: tico.pipeline/v1\n"
+        "calibration:\n  source: npy\n  path: calib\n  batches: 4\n  seed: 7\n  dims: {s0: 128}\n"
+        "  memory_budget: 1.5GiB\n  offload_dir: /tmp\n"
+        "stages:\n  - name: q\n    kind: quantize\n    passes: [{name: gptq, options: {bits: 4}}, ptq]\n"
+    ),
 }
 
 
