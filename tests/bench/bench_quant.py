@@ -212,8 +212,9 @@ def rtn_recipe(gptq_recipe: Path, target: Path) -> Path:
 
 
 def rtn_ptq_options(options: dict) -> dict:
-    """ptq options with 4-bit unsigned per-channel weights for the linear layers."""
-    options["linear_weight"] = "uint4"
+    """ptq options with 4-bit unsigned per-channel min/max weights (its overrides, e.g. uint8
+    embedding and lm_head, kept)."""
+    options.update(weights="uint4", granularity="per-channel", weight_estimator="minmax")
     return options
 
 
@@ -289,6 +290,7 @@ def original_child(spec_path: Path) -> int:
             model(batch)
     model = convert(model, inplace=True)
     times["gptq_s"] = time.perf_counter() - t
+    print(f"original: GPTQ {times['gptq_s']:.1f} s", flush=True)
 
     t = time.perf_counter()
     layers = len(model.model.layers)
@@ -308,6 +310,7 @@ def original_child(spec_path: Path) -> int:
             q(batch)
     q = convert(q)
     times["ptq_s"] = time.perf_counter() - t
+    print(f"original: PTQ {times['ptq_s']:.1f} s ({injected})", flush=True)
 
     # The fake-quantized PyTorch model on the held-out batches (no interpreter involved).
     t = time.perf_counter()
