@@ -469,13 +469,19 @@ def main() -> int:
     finally:
         print_table(report)
         if args.report:
-            args.report.write_text(json.dumps(report, indent=1, default=str))
+            checkpoint(args, report)
             print(f"report: {args.report}")
         if args.keep:
             print(f"kept {work}")
         else:
             shutil.rmtree(work, ignore_errors=True)
     return 1 if report["errors"] else 0
+
+
+def checkpoint(args, report: dict) -> None:
+    """Writes the report so far (a long run that is interrupted keeps what it measured)."""
+    if args.report:
+        args.report.write_text(json.dumps(report, indent=1, default=str))
 
 
 def record_failure(report: dict, what: str, error: Exception) -> None:
@@ -512,6 +518,7 @@ def benchmark(args, work: Path, report: dict) -> None:
             report.setdefault("sqnr_db", {})["original_fake_quant_pytorch"] = round(sqnr_db(float_logits, fq), 2)
         except Exception as error:  # noqa: BLE001 -- recorded, the rest still runs
             record_failure(report, "original", error)
+        checkpoint(args, report)
 
     if not args.skip_ours:
         ours = report.setdefault("ours", {})
@@ -531,6 +538,7 @@ def benchmark(args, work: Path, report: dict) -> None:
                     ours[name]["error_ratio"] = error_ratio_stats(encodings)
             except Exception as error:  # noqa: BLE001
                 record_failure(report, f"ours/{name}", error)
+            checkpoint(args, report)
 
     if not args.no_quality:
         sqnr = report.setdefault("sqnr_db", {})
@@ -543,6 +551,7 @@ def benchmark(args, work: Path, report: dict) -> None:
                 print(f"[quality] {name}: logits SQNR {sqnr[name]:.2f} dB ({took:.0f} s on the interpreter)", flush=True)
             except Exception as error:  # noqa: BLE001
                 record_failure(report, f"interpreter/{name}", error)
+            checkpoint(args, report)
 
 
 def large(args, work: Path, report: dict) -> None:
