@@ -349,6 +349,7 @@ def run_original(args, work: Path, weights: Path, calib_files: list[Path], eval_
     child = json.loads((out_dir / "result.json").read_text())
     result.update(child)
     result["circle_mib"] = round(Path(spec["circle"]).stat().st_size / MiB, 1)
+    result["circle"] = spec["circle"]
     print(f"[original] {result['wall_s']:.1f} s, peak RSS {result['peak_rss_mib']:.0f} MiB, stages {child['times']}",
           flush=True)
     return result
@@ -435,6 +436,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--keep", action="store_true", help="keep the work directory")
     p.add_argument("--report", type=Path, help="write the figures as JSON")
     p.add_argument("--skip-original", action="store_true")
+    p.add_argument("--original-report", type=Path,
+                   help="take the original's figures from an earlier --report of the same size, seed and data "
+                        "(and its Circle file, kept with --keep, for the SQNR) instead of running it again")
     p.add_argument("--skip-ours", action="store_true")
     p.add_argument("--no-quality", action="store_true", help="skip the interpreter runs")
     p.add_argument("--original-timeout", type=float, default=4 * 3600)
@@ -458,9 +462,10 @@ def main() -> int:
     args.workdir.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="tico-bench-quant-", dir=args.workdir))
     print(f"work directory: {work}", flush=True)
+    report_start = {"started_utc": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()), "workdir": str(work)}
     report: dict = {"size": args.size, "config": SIZES[args.size], "seed": args.seed,
                     "calibration": {"batches": args.calib_batches, "seq": args.calib_seq, "source": args.calibration_source},
-                    "eval_batches": args.eval_batches, "errors": {}}
+                    "eval_batches": args.eval_batches, "errors": {}, **report_start}
     try:
         if not args.large_only:
             benchmark(args, work, report)
@@ -510,7 +515,19 @@ def benchmark(args, work: Path, report: dict) -> None:
     print(f"model: {params / 1e6:.1f} M parameters, exported in {export_s:.1f} s", flush=True)
 
     circles: dict[str, Path] = {}
-    if not args.skip_original:
+    if args.original_report is not None:
+        # The original's figures from an earlier invocation with the same size, seed and data
+        # (its Circle file kept with --keep): for when its 25 minutes cannot be re-run.
+        earlier = json.loads(args.original_report.read_text())
+        for key in ("size", "seed", "calibration", "eval_batches", "params"):
+            if earlier.get(key) != report.get(key):
+                raise SystemExit(f"--original-report {args.original_report}: {key} {earlier.get(key)} != {report.get(key)}")
+        report["original"] = dict(earlier["original"], reused_from=str(args.original_report))
+        if "original_fake_quant_pytorch" in earlier.get("sqnr_db", {}):
+            report.setdefault("sqnr_db", {})["original_fake_quant_pytorch"] = earlier["sqnr_db"]["original_fake_quant_pytorch"]
+        if Path(report["original"].get("circle", "")).is_file():
+            circles["original"] = Path(report["original"]["circle"])
+    elif not args.skip_original:
         try:
             report["original"] = run_original(args, work, weights, calib_files, eval_files)
             circles["original"] = work / "original" / "original.circle"
@@ -622,6 +639,8 @@ def print_table(report: dict) -> None:
         g = ours["gptq_w4a16"]
         print(f"ours GPTQ vs original: wall {g['wall_s'] / original['wall_s']:.2f} x, peak RSS "
               f"{g['peak_rss_mib'] / original['peak_rss_mib']:.2f} x")
+    if original and original.get("reused_from"):
+        print(f"the original's figures come from an earlier invocation: {original['reused_from']}")
     for what, text in report.get("errors", {}).items():
         print(f"FAILED {what}: {text.splitlines()[0] if text else ''}")
 
