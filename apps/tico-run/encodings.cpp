@@ -111,8 +111,8 @@ std::string encodingsJson(const CircleModel &model, const std::vector<QuantizerM
   return doc.dump(1) + "\n";
 }
 
-void writeEncodings(const std::string &path, const std::string &text) {
-  writeFileSafely(path, "encodings file", [&](int fd) {
+void writeTextFile(const std::string &path, const std::string &what, const std::string &text) {
+  writeFileSafely(path, what, [&](int fd) {
     const char *data = text.data();
     std::size_t size = text.size();
     while (size > 0) {
@@ -120,7 +120,7 @@ void writeEncodings(const std::string &path, const std::string &text) {
       if (n < 0 && errno == EINTR)
         continue;
       if (n <= 0)
-        throw Error("cannot write encodings file '" + path + "': " + std::strerror(errno));
+        throw Error("cannot write " + what + " '" + path + "': " + std::strerror(errno));
       data += n;
       size -= static_cast<std::size_t>(n);
     }

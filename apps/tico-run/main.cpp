@@ -39,23 +39,6 @@ std::string defaultPipeline() {
   return {};
 }
 
-// Writes text atomically, like Circle files: never a partial file.
-void writeText(const std::string &path, const std::string &text) {
-  tico::writeFileSafely(path, "textual IR file", [&](int fd) {
-    const char *data = text.data();
-    std::size_t size = text.size();
-    while (size > 0) {
-      const ssize_t n = ::write(fd, data, size);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        throw tico::Error("cannot write textual IR file '" + path + "': " + std::strerror(errno));
-      data += n;
-      size -= static_cast<std::size_t>(n);
-    }
-  });
-}
-
 std::string millis(std::chrono::nanoseconds ns) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%9.3f ms", static_cast<double>(ns.count()) / 1e6);
@@ -235,7 +218,7 @@ int run(int argc, char **argv) {
   if (!encodings_path.empty()) {
     const std::string json = tico::run::encodingsJson(*result.model, result.quantizer_metrics, output);
     tico::writeCircleFile(*result.model, output);
-    tico::run::writeEncodings(encodings_path, json);
+    tico::run::writeTextFile(encodings_path, "encodings file", json);
   }
 
   if (do_evaluate)
@@ -245,7 +228,7 @@ int run(int argc, char **argv) {
     if (output.empty())
       std::cout << text;
     else
-      writeText(output, text);
+      tico::run::writeTextFile(output, "textual IR file", text);
   }
   if (time_passes) {
     std::cerr << "phase timings:\n";

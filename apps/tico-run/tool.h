@@ -22,11 +22,12 @@ struct EvaluateRequest {
 // Runs `graph` with the registered evaluator and writes out<i>.npy files.
 void evaluate(const Registry &registry, const Graph &graph, const EvaluateRequest &request);
 
-// The versioned JSON of every quantized tensor of `model` (tico-run --encodings) and writing it
-// without leaving a partial file.
+// The versioned JSON of every quantized tensor of `model` (tico-run --encodings).
 std::string encodingsJson(const CircleModel &model, const std::vector<QuantizerMetric> &metrics,
                           const std::string &model_file);
-void writeEncodings(const std::string &path, const std::string &text);
+// Writes `text` atomically, like Circle files: never a partial file. `what` names the file in
+// errors ("textual IR file").
+void writeTextFile(const std::string &path, const std::string &what, const std::string &text);
 
 // .tico_tmp/session_<timestamp>, the default folder for graph pictures.
 std::string defaultGraphDumpDir();

@@ -151,11 +151,24 @@ std::vector<ConstantOverride> GptqQuantizer::layer(const Node &node, QuantizeCon
   const Eigen::MatrixXd H = stats.hessian->hessian();
   gptq::Options options = settings_.solver;
   options.label = "layer '" + node.name() + "'";
+  gptq::Result result;
   try {
-    layer.result = gptq::quantize(W, H, options);
+    result = gptq::quantize(W, H, options);
+    layer.circle = gptq::toCircle(result, settings_.signed_storage);
   } catch (const std::exception &e) {
     throw Error("gptq: node '" + node.name() + "': " + e.what());
   }
+  if (layer.circle.group_size > 0)
+    throw Error("gptq: node '" + node.name() + "': group_size " + std::to_string(layer.circle.group_size) +
+                " gives per-block weights, which Circle's QuantizationParameters cannot hold; use group_size: -1");
+  const gptq::CodeMatrix codes =
+      layer.circle.is_signed ? gptq::toSignedCodes(result.codes, layer.circle.bits) : result.codes;
+  const std::vector<int32_t> ordered =
+      toWeightLayout<int32_t>(Eigen::Matrix<int32_t, Eigen::Dynamic, Eigen::Dynamic>(codes), layer.shape);
+  // One byte per code: uint8 storage as is, int8 storage in two's complement.
+  layer.codes.resize(ordered.size());
+  for (std::size_t i = 0; i < ordered.size(); ++i)
+    layer.codes[i] = static_cast<std::byte>(static_cast<uint8_t>(ordered[i] & 0xff));
   layer.done = true;
   // What GPTQ gained over round-to-nearest on the same grid options, on this layer's inputs.
   const gptq::Grid rtn_grid = gptq::fitGrid(W, settings_.solver.grid);
@@ -164,9 +177,9 @@ std::vector<ConstantOverride> GptqQuantizer::layer(const Node &node, QuantizeCon
   for (Eigen::Index r = 0; r < W.rows(); ++r)
     for (Eigen::Index c = 0; c < W.cols(); ++c)
       rtn_values(r, c) = rtn_grid.dequantize(r, rtn(r, c));
-  const double gptq_error = gptq::layerError(W, layer.result.dequantized, H);
+  const double gptq_error = gptq::layerError(W, result.dequantized, H);
   const double rtn_error = gptq::layerError(W, rtn_values, H);
-  context.report(node.name(), "gptq_loss", layer.result.loss);
+  context.report(node.name(), "gptq_loss", result.loss);
   context.report(node.name(), "gptq_layer_error", gptq_error);
   context.report(node.name(), "rtn_layer_error", rtn_error);
   context.report(node.name(), "error_ratio", rtn_error > 0.0 ? gptq_error / rtn_error : 0.0);
@@ -174,8 +187,7 @@ std::vector<ConstantOverride> GptqQuantizer::layer(const Node &node, QuantizeCon
     stats.hessian.reset(); // c x c doubles: 128 MiB for 4096 features
   if (!settings_.inputs_from_quantized)
     return {};
-  const Eigen::MatrixXf &dq = layer.result.dequantized;
-  return {{node.input(1), floatTensor(layer.shape.weight_sizes, toWeightLayout<float>(dq, layer.shape))}};
+  return {{node.input(1), floatTensor(layer.shape.weight_sizes, toWeightLayout<float>(result.dequantized, layer.shape))}};
 }
 
 bool GptqQuantizer::convert(Graph &graph, QuantizeContext &) {
@@ -186,28 +198,12 @@ bool GptqQuantizer::convert(Graph &graph, QuantizeContext &) {
     Node *node = graph.findNode(layer.node);
     if (node == nullptr)
       throw Error("gptq: node '" + layer.node + "' is gone before convert");
-    gptq::CircleQuant circle;
-    try {
-      circle = gptq::toCircle(layer.result, settings_.signed_storage);
-    } catch (const std::exception &e) {
-      throw Error("gptq: node '" + layer.node + "': " + e.what());
-    }
-    if (circle.group_size > 0)
-      throw Error("gptq: node '" + layer.node + "': group_size " + std::to_string(circle.group_size) +
-                  " gives per-block weights, which Circle's QuantizationParameters cannot hold; use group_size: -1");
-    quant::Encoding encoding = quant::gridOf(circle.bits, circle.is_signed);
+    quant::Encoding encoding = quant::gridOf(layer.circle.bits, layer.circle.is_signed);
     encoding.params.axis = 0; // one grid per output channel (the weight's first dimension in every layout)
-    encoding.params.scale = circle.scale;
-    encoding.params.zero_point = circle.zero_point;
-    gptq::CodeMatrix codes = circle.is_signed ? gptq::toSignedCodes(layer.result.codes, circle.bits) : layer.result.codes;
-    const Eigen::Matrix<int32_t, Eigen::Dynamic, Eigen::Dynamic> plain = codes;
-    const std::vector<int32_t> ordered = toWeightLayout<int32_t>(plain, layer.shape);
-    // One byte per code: uint8 storage as is, int8 storage in two's complement.
-    std::vector<std::byte> bytes(ordered.size());
-    for (std::size_t i = 0; i < ordered.size(); ++i)
-      bytes[i] = static_cast<std::byte>(static_cast<uint8_t>(ordered[i] & 0xff));
+    encoding.params.scale = layer.circle.scale;
+    encoding.params.zero_point = layer.circle.zero_point;
     auto data = std::make_shared<TensorData>(
-        TensorData::fromBytes(encoding.storage, layer.shape.weight_sizes, std::move(bytes)));
+        TensorData::fromBytes(encoding.storage, layer.shape.weight_sizes, std::move(layer.codes)));
     quant::dequantizedWeight(graph, *node, "weight", std::move(data), encoding);
     changed = true;
   }

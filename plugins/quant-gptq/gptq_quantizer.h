@@ -45,7 +45,11 @@ private:
     std::string node;
     LayerShape shape;
     const Value *input = nullptr;
-    gptq::Result result;
+    // Kept from layer() to convert(): one byte per weight in the weight's own layout and the
+    // grids, nothing of the solver's full-size matrices (a 1 B-parameter model would hold 8 GB
+    // of int32 codes and float weights otherwise).
+    std::vector<std::byte> codes;
+    gptq::CircleQuant circle;
     bool done = false;
   };
   struct InputStats {

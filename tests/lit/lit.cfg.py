@@ -18,6 +18,8 @@ config.environment.pop("TICO_PLUGIN_PATH", None)
 config.environment["TICO_LOG"] = "1"
 
 config.substitutions.append(("%tico_src", config.tico_source_dir))
+# Test-only plugins (tests/plugins), e.g. the calibration sources of the ptq tests.
+config.substitutions.append(("%tico_test_plugins", os.path.join(config.tico_binary_dir, "lib", "tico", "test-plugins")))
 
 # Pipelines that fold through LibTorch need the aten-eval plugin.
 if os.path.exists(os.path.join(config.tico_plugin_dir, "libtico-aten-eval.so")):

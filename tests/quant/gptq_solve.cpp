@@ -8,6 +8,12 @@
 //              [--block-size=N]
 //
 // Prints "solve_seconds <t>" and "loss <proxy>" on stdout.
+//
+//   gptq_solve conv2d-hessian X.npy H.npy --kernel=KH,KW [--stride=SH,SW] [--padding=PH,PW]
+//              [--dilation=DH,DW] [--groups=G]
+//
+// writes the Hessian (float64 [c, c]) of a Conv2d's input X (float32 NCHW) through
+// unfoldConv2d and HessianAccumulator.
 #include "gptq_solver.h"
 #include "tico/io/npy.h"
 
@@ -16,6 +22,8 @@
 #include <cstring>
 #include <exception>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -23,30 +31,34 @@ namespace {
 using tico::DType;
 using tico::TensorData;
 
+// A float32 or float64 array, row-major, as doubles (exact for both).
+std::vector<double> readArray(const std::string &path, std::vector<int64_t> *sizes) {
+  const auto data = tico::readNpy(path);
+  *sizes = data->sizes;
+  const std::vector<std::byte> bytes = data->contiguousBytes();
+  std::vector<double> values(static_cast<std::size_t>(data->numel()));
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    if (data->dtype == DType::Float32) {
+      float v;
+      std::memcpy(&v, bytes.data() + k * sizeof v, sizeof v);
+      values[k] = v;
+    } else if (data->dtype == DType::Float64) {
+      std::memcpy(&values[k], bytes.data() + k * sizeof(double), sizeof(double));
+    } else {
+      throw std::runtime_error(path + ": expected float32 or float64");
+    }
+  }
+  return values;
+}
+
 template <typename Matrix>
 Matrix readMatrix(const std::string &path) {
-  const auto data = tico::readNpy(path);
-  if (data->sizes.size() != 2)
+  std::vector<int64_t> sizes;
+  const std::vector<double> values = readArray(path, &sizes);
+  if (sizes.size() != 2)
     throw std::runtime_error(path + ": expected a 2-d array");
-  const Eigen::Index rows = data->sizes[0], cols = data->sizes[1];
-  const std::vector<std::byte> bytes = data->contiguousBytes();
-  Matrix m(rows, cols);
-  for (Eigen::Index i = 0; i < rows; ++i)
-    for (Eigen::Index j = 0; j < cols; ++j) {
-      const std::size_t k = static_cast<std::size_t>(i * cols + j);
-      if (data->dtype == DType::Float32) {
-        float v;
-        std::memcpy(&v, bytes.data() + k * sizeof v, sizeof v);
-        m(i, j) = static_cast<typename Matrix::Scalar>(v);
-      } else if (data->dtype == DType::Float64) {
-        double v;
-        std::memcpy(&v, bytes.data() + k * sizeof v, sizeof v);
-        m(i, j) = static_cast<typename Matrix::Scalar>(v);
-      } else {
-        throw std::runtime_error(path + ": expected float32 or float64");
-      }
-    }
-  return m;
+  using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  return Eigen::Map<const RowMajor>(values.data(), sizes[0], sizes[1]).cast<typename Matrix::Scalar>();
 }
 
 template <typename T>
@@ -62,14 +74,57 @@ bool flag(const std::string &arg, const char *name, std::string *value) {
   return true;
 }
 
+// "A,B" -> {A, B}
+std::pair<int, int> pairOf(const std::string &value) {
+  const std::size_t comma = value.find(',');
+  if (comma == std::string::npos)
+    throw std::runtime_error("expected two comma-separated numbers, got " + value);
+  return {std::stoi(value.substr(0, comma)), std::stoi(value.substr(comma + 1))};
+}
+
+int conv2dHessian(int argc, char **argv) {
+  tico::gptq::Conv2dGeometry geometry;
+  for (int i = 4; i < argc; ++i) {
+    const std::string arg = argv[i];
+    std::string value;
+    if (flag(arg, "--kernel", &value))
+      std::tie(geometry.kernel_h, geometry.kernel_w) = pairOf(value);
+    else if (flag(arg, "--stride", &value))
+      std::tie(geometry.stride_h, geometry.stride_w) = pairOf(value);
+    else if (flag(arg, "--padding", &value))
+      std::tie(geometry.pad_h, geometry.pad_w) = pairOf(value);
+    else if (flag(arg, "--dilation", &value))
+      std::tie(geometry.dilation_h, geometry.dilation_w) = pairOf(value);
+    else if (flag(arg, "--groups", &value))
+      geometry.groups = std::stoi(value);
+    else
+      throw std::runtime_error("unknown option " + arg);
+  }
+  std::vector<int64_t> sizes;
+  const std::vector<double> values = readArray(argv[2], &sizes);
+  if (sizes.size() != 4)
+    throw std::runtime_error(std::string(argv[2]) + ": expected NCHW");
+  const std::vector<float> input(values.begin(), values.end());
+  const auto n = static_cast<int>(sizes[0]), c = static_cast<int>(sizes[1]);
+  const auto h = static_cast<int>(sizes[2]), w = static_cast<int>(sizes[3]);
+  const tico::gptq::RowMajorMatrixXf patches = tico::gptq::unfoldConv2d(input.data(), n, c, h, w, geometry);
+  tico::gptq::HessianAccumulator accumulator(patches.cols());
+  accumulator.addBatch(patches, n);
+  const Eigen::MatrixXd H = accumulator.hessian();  // symmetric: column-major data is row-major too
+  writeArray(argv[3], DType::Float64, {H.rows(), H.cols()}, std::vector<double>(H.data(), H.data() + H.size()));
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   if (argc < 4) {
-    std::fprintf(stderr, "usage: %s W.npy H.npy OUT_DIR [options]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s W.npy H.npy OUT_DIR [options] | conv2d-hessian X.npy H.npy [options]\n", argv[0]);
     return 2;
   }
   try {
+    if (std::string(argv[1]) == "conv2d-hessian")
+      return conv2dHessian(argc, argv);
     namespace gptq = tico::gptq;
     gptq::Options options;
     for (int i = 4; i < argc; ++i) {

@@ -46,6 +46,51 @@ CHECK
 "$work/prefix/bin/tico-run" --plugin "$plugin" --passes example.remove-double-negation --emit tir "$work/input.tir" \
   | "$filecheck" "$work/out.check" --check-prefix=OUT
 
+# The researcher story: the example quantizer, built out of tree, runs inside the installed
+# tico-run with a recipe, and its result reaches the Circle file and the encodings export:
+# weight-only (no calibration data needed) on linear + relu, then with uint8 activations
+# calibrated on random data on a lone linear.
+cmake -S "$TICO_SOURCE_DIR/sdk/examples/rtn-quantizer" -B "$work/rtn" -G Ninja \
+  -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
+cmake --build "$work/rtn" >/dev/null
+rtn="$(ls "$work"/rtn/libtico-example-rtn-quantizer.so)"
+python3 - "$work" <<'PY'
+import random, sys
+random.seed(0)
+w = ", ".join(f"{random.uniform(-1, 1):.6f}" for _ in range(6 * 8))
+head = f"""graph @main {{
+  input %x: f32[4, 8]
+  constant %w: f32[6, 8] "fc.weight" = dense<[{w}]>
+  %fc: f32[4, 6] = aten::linear.default(%x, %w, None)
+"""
+open(sys.argv[1] + "/relu.tir", "w").write(head + "  %r: f32[4, 6] = aten::relu.default(%fc)\n  return %r\n}\n")
+open(sys.argv[1] + "/linear.tir", "w").write(head + "  return %fc\n}\n")
+PY
+sed 's/activations: false/activations: true/' "$TICO_SOURCE_DIR/sdk/examples/rtn-quantizer/rtn.yaml" >"$work/rtn-act.yaml"
+"$work/prefix/bin/tico-run" --plugin "$rtn" --quant "$TICO_SOURCE_DIR/sdk/examples/rtn-quantizer/rtn.yaml" \
+  "$work/relu.tir" -o "$work/rtn.circle" --encodings "$work/rtn.json"
+"$work/prefix/bin/tico-run" --plugin "$rtn" --quant "$work/rtn-act.yaml" --calibration random --no-progress \
+  "$work/linear.tir" -o "$work/rtn-act.circle" --encodings "$work/rtn-act.json"
+python3 - "$work/rtn.json" "$work/rtn-act.json" <<'PY'
+import json, sys
+for path, with_activations in ((sys.argv[1], False), (sys.argv[2], True)):
+    doc = json.load(open(path))
+    assert doc["format"] == "tico.encodings" and doc["version"] == 1, doc
+    by_role = {}
+    for t in doc["tensors"]:
+        by_role.setdefault(t["role"], []).append(t)
+    weights = by_role.get("weight", [])
+    assert len(weights) == 1 and weights[0]["granularity"] == "per-channel" and len(weights[0]["scale"]) == 6, weights
+    assert all(0 <= z <= 15 for z in weights[0]["zero_point"]), weights  # a 4-bit grid
+    acts = by_role.get("activation", [])
+    if with_activations:
+        assert acts and all(a["dtype"] == "uint8" and a["granularity"] == "per-tensor" for a in acts), acts
+    else:
+        assert not acts, acts
+    metrics = [m for m in doc["metrics"] if m["metric"] == "weight_mse"]
+    assert len(metrics) == 1 and metrics[0]["subject"] == "fc" and metrics[0]["value"] > 0, doc["metrics"]
+PY
+
 # The `sdk` install component alone is enough to build a plugin: it has the libraries, the CMake
 # package and the plugin-facing headers, and none of the host headers (discovery, manifests,
 # driver, pass manager), which are component `host`.

@@ -5,6 +5,8 @@
 #include "pt2/torch_op_table.h"
 #include "quant/calibration_runner.h"
 #include "tico/support/error.h"
+#include "calibration_test_support.h"
+#include "error_text.h"
 
 #include <gtest/gtest.h>
 
@@ -16,26 +18,9 @@ namespace {
 
 using namespace evaltest;
 
-std::string errorOf(const std::function<void()> &f) {
-  try {
-    f();
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using testing_support::errorOf;
 
-// Batches held in memory.
-class VectorSource : public CalibrationSource {
-public:
-  explicit VectorSource(std::vector<CalibrationBatch> batches) : batches_(std::move(batches)) {}
-  std::size_t size() const override { return batches_.size(); }
-  CalibrationBatch batch(std::size_t index) override { return batches_.at(index); }
-  std::string describe() const override { return "test batches"; }
-
-private:
-  std::vector<CalibrationBatch> batches_;
-};
+using testing_support::VectorSource;
 
 struct Seen {
   std::string value;
@@ -114,6 +99,7 @@ protected:
     QuantizeContext context(atenEval()->registry, source.size());
     q.prepare(g, plan, context);
     options.label = "quantizer 'recording'";
+    options.progress = false;
     return quant::runCalibration(g, *atenEval()->evaluator, source, plan, q, context, options);
   }
 

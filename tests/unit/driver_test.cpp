@@ -295,15 +295,14 @@ TEST_F(DriverTest, CircleStageConditionsLookAtTheLoweredGraph) {
   EXPECT_EQ(phases, (std::vector<std::string>{"frontend", "stage legalize", "lowering", "circle stage only-with-neg"}));
 }
 
-TEST_F(DriverTest, QuantizeStagesFollowTheirStrategy) {
-  Manifest m = manifest("  - name: q\n    kind: quantize\n    passes: [countdown]\n");
+TEST_F(DriverTest, QuantizeStagesRunOnceUnlessToldOtherwise) {
   options.stop_before_lowering = true;
-  convert(registry, m, options);
-  EXPECT_EQ(log, (std::vector<std::string>{"countdown", "countdown", "countdown"})) << "restart until no change";
+  convert(registry, manifest("  - name: q\n    kind: quantize\n    passes: [countdown]\n"), options);
+  EXPECT_EQ(log, (std::vector<std::string>{"countdown"})) << "quantize stages default to once";
   log.clear();
-  convert(registry, manifest("  - name: q\n    kind: quantize\n    strategy: once\n    passes: [countdown]\n"),
+  convert(registry, manifest("  - name: q\n    kind: quantize\n    strategy: restart\n    passes: [countdown]\n"),
           options);
-  EXPECT_EQ(log, (std::vector<std::string>{"countdown"}));
+  EXPECT_EQ(log, (std::vector<std::string>{"countdown", "countdown", "countdown"})) << "restart until no change";
 }
 
 TEST_F(DriverTest, CircleStagesShareTheGuardErrorsAndVerification) {

@@ -3,6 +3,7 @@
 #include "pt2/torch_op_table.h"
 #include "eval_test_support.h"
 #include "tico/support/error.h"
+#include "error_text.h"
 
 #include <gtest/gtest.h>
 
@@ -15,14 +16,7 @@ namespace {
 using namespace evaltest;
 
 
-std::string errorOf(const std::function<void()> &f) {
-  try {
-    f();
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using testing_support::errorOf;
 
 class RunGraph : public ::testing::Test {
 protected:

@@ -165,6 +165,17 @@ TEST(GptqSolver, DeadColumnIsRoundedToNearest) {
     for (Eigen::Index r = 0; r < W.rows(); ++r)
       EXPECT_EQ(result.codes(r, 5), rtn(r, 5));
   }
+  // With groups (which the original refuses): nearest code on the column's group grid.
+  for (const bool static_groups : {false, true}) {
+    Options options = options4bit(true);
+    options.group_size = 8;
+    options.static_groups = static_groups;
+    const Result result = quantize(W, H, options);
+    EXPECT_TRUE(result.dequantized.allFinite());
+    const Grid &grid = result.grids[result.group_of_column[5]];
+    for (Eigen::Index r = 0; r < W.rows(); ++r)
+      EXPECT_EQ(result.codes(r, 5), grid.code(r, W(r, 5))) << "static " << static_groups;
+  }
 }
 
 // (7) Dynamic groups: each grid is fitted to the weights after the error feedback of all earlier
@@ -412,6 +423,7 @@ TEST(GptqCircle, SignedCodesAndZeroPoints) {
   options.static_groups = true;
   const Result asym = quantize(W, H, options);
   EXPECT_THROW(toCircle(asym, true), std::invalid_argument);
+  EXPECT_THROW(toCircle(asym.grids, -1, false), std::invalid_argument);  // two grids, no group size
   const CircleQuant grouped = toCircle(asym, false);
   EXPECT_EQ(grouped.group_size, 16);
   ASSERT_EQ(grouped.scale.size(), 12u);  // [6 rows][2 groups]
@@ -420,6 +432,11 @@ TEST(GptqCircle, SignedCodesAndZeroPoints) {
       EXPECT_EQ(grouped.scale[r * 2 + g], asym.grids[g].scale[r]);
       EXPECT_EQ(grouped.zero_point[r * 2 + g], static_cast<int64_t>(asym.grids[g].zero[r]));
     }
+
+  // Round-to-nearest grids report the same way.
+  const CircleQuant rtn = toCircle({fitGrid(W, GridOptions{})}, -1, false);
+  EXPECT_EQ(rtn.group_size, -1);
+  EXPECT_EQ(rtn.scale, fitGrid(W, GridOptions{}).scale);
 }
 
 TEST(GptqHessian, AccumulatesTheSumOfOuterProductsInAnyBatching) {

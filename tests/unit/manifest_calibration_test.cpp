@@ -38,7 +38,7 @@ TEST(ManifestCalibrationTest, ReadsEveryKey) {
   EXPECT_EQ(m.calibration.dims, (std::map<std::string, int64_t>{{"s0", 128}, {"s1", 4}}));
   EXPECT_EQ(m.calibration.memory_budget, std::optional<uint64_t>(4ull << 30));
   EXPECT_EQ(m.calibration.offload_dir, "/var/tmp");
-  EXPECT_EQ(m.calibration.where.line, 2);
+  EXPECT_EQ(m.calibration.where.line, 3); // the block's first key
 }
 
 TEST(ManifestCalibrationTest, PrintRoundTrips) {
@@ -52,14 +52,14 @@ TEST(ManifestCalibrationTest, PrintRoundTrips) {
 
 TEST(ManifestCalibrationTest, ErrorsAreLocated) {
   EXPECT_EQ(parseError(kHeader + "calibration:\n  batchs: 3\n"),
-            "p.yaml:3:3: unknown key 'batchs' in calibration (did you mean 'batches'?)");
-  EXPECT_EQ(parseError(kHeader + "calibration:\n  batches: 0\n"), "p.yaml:3:12: 'calibration.batches' must be at least 1");
+            "p.yaml:3:3: error: unknown key 'batchs' in calibration (did you mean 'batches'?)");
+  EXPECT_EQ(parseError(kHeader + "calibration:\n  batches: 0\n"), "p.yaml:3:12: error: 'calibration.batches' must be at least 1");
   EXPECT_EQ(parseError(kHeader + "calibration:\n  seed: -1\n"),
-            "p.yaml:3:9: 'calibration.seed' must be a non-negative integer, got '-1'");
-  EXPECT_NE(parseError(kHeader + "calibration:\n  memory_budget: lots\n").find("p.yaml:3:18: memory size 'lots' is not a size"),
+            "p.yaml:3:9: error: 'calibration.seed' must be a non-negative integer, got '-1'");
+  EXPECT_NE(parseError(kHeader + "calibration:\n  memory_budget: lots\n").find("p.yaml:3:18: error: memory size 'lots' is not a size"),
             std::string::npos);
-  EXPECT_EQ(parseError(kHeader + "calibration: [1]\n").rfind("p.yaml:2:14: 'calibration' must be a map", 0), 0u);
-  EXPECT_EQ(parseError(kHeader + "calibration:\n  dims: [1]\n").rfind("p.yaml:3:9: 'calibration.dims' must be a map", 0),
+  EXPECT_EQ(parseError(kHeader + "calibration: [1]\n").rfind("p.yaml:2:14: error: 'calibration' must be a map", 0), 0u);
+  EXPECT_EQ(parseError(kHeader + "calibration:\n  dims: [1]\n").rfind("p.yaml:3:9: error: 'calibration.dims' must be a map", 0),
             0u);
 }
 

@@ -197,7 +197,7 @@ TEST(ManifestErrorTest, SchemaIsRequiredAndVersioned) {
             "p.yaml:1:1: error: the manifest is empty; it needs at least 'schema: tico.pipeline/v1'");
   EXPECT_EQ(parseError("- a\n- b\n"),
             "p.yaml:1:1: error: a pipeline manifest must be a YAML map with the keys schema, "
-            "config, verify_each and stages");
+            "config, calibration, verify_each and stages");
 }
 
 TEST(ManifestErrorTest, BadStrategyKindAndCondition) {

@@ -28,7 +28,8 @@ public:
 
 class NoOpQuantizer : public Quantizer {
 public:
-  bool run(Graph &, PassContext &) override { return false; }
+  void prepare(const Graph &, CalibrationPlan &, QuantizeContext &) override {}
+  bool convert(Graph &, QuantizeContext &) override { return false; }
 };
 
 class AliasLowering : public OpLowering {

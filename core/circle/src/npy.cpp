@@ -280,10 +280,17 @@ void writeAll(int fd, const void *data, std::size_t size, const std::string &pat
 
 } // namespace
 
-std::shared_ptr<const TensorData> readNpy(const std::string &path) {
-  auto file = MappedFile::open(path);
-  const std::byte *p = file->data();
-  const std::size_t size = file->size();
+namespace {
+
+struct NpyLayout {
+  DType dtype = DType::Unknown;
+  std::vector<int64_t> sizes;
+  std::size_t data_offset = 0;
+  std::size_t nbytes = 0;
+};
+
+// Checks the whole file image (header and data size) and says where the elements are.
+NpyLayout parseNpyImage(const std::byte *p, std::size_t size, const std::string &path) {
   if (size < 10 || std::memcmp(p, kMagic.data(), kMagic.size()) != 0)
     throw Error("'" + path + "' is not a .npy file (missing the \\x93NUMPY magic)");
   const int major = static_cast<int>(p[6]), minor = static_cast<int>(p[7]);
@@ -337,11 +344,30 @@ std::shared_ptr<const TensorData> readNpy(const std::string &path) {
                 " unexpected bytes after the .npy data (the header's shape and dtype need " + std::to_string(nbytes) +
                 " bytes, the file holds " + std::to_string(size - data_offset) + " after its header)");
 
+  return {dtype, shape->items, data_offset, nbytes};
+}
+
+} // namespace
+
+std::shared_ptr<const TensorData> readNpy(const std::string &path) {
+  auto file = MappedFile::open(path);
+  NpyLayout layout = parseNpyImage(file->data(), file->size(), path);
   auto data = std::make_shared<TensorData>();
-  data->dtype = dtype;
-  data->sizes = shape->items;
+  data->dtype = layout.dtype;
+  data->sizes = std::move(layout.sizes);
   data->strides = TensorData::contiguousStrides(data->sizes);
-  data->storage = Storage::fromMapped(std::move(file), data_offset, nbytes);
+  data->storage = Storage::fromMapped(std::move(file), layout.data_offset, layout.nbytes);
+  return data;
+}
+
+std::shared_ptr<const TensorData> parseNpy(std::span<const std::byte> bytes, const std::string &name) {
+  NpyLayout layout = parseNpyImage(bytes.data(), bytes.size(), name);
+  auto data = std::make_shared<TensorData>();
+  data->dtype = layout.dtype;
+  data->sizes = std::move(layout.sizes);
+  data->strides = TensorData::contiguousStrides(data->sizes);
+  const std::byte *first = bytes.data() + layout.data_offset;
+  data->storage = Storage::fromBytes(std::vector<std::byte>(first, first + layout.nbytes));
   return data;
 }
 

@@ -217,6 +217,10 @@ private:
 
     if (YAML::Node options = node["options"])
       readOptions(options, "lower stage '" + stage.name + "'", stage.options, stage.option_locations);
+    // A quantizer calibrates and converts once; re-running it to a fixed point would only
+    // calibrate again on its own output.
+    if (stage.kind == StageKind::Quantize)
+      stage.strategy = PassStrategy::Once;
     if (YAML::Node strategy = node["strategy"]) {
       std::string text = scalarText(strategy, "strategy");
       auto parsed = manifest::parseStrategy(text);

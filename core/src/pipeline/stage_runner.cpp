@@ -56,6 +56,7 @@ private:
     quant::CalibrationRunOptions options;
     options.memory_budget = calibration_->config.memory_budget;
     options.offload_dir = calibration_->config.offload_dir;
+    options.progress = calibration_->progress;
     options.progress_bar = calibration_->progress_bar;
     options.label = label;
     const quant::CalibrationRunStats stats =

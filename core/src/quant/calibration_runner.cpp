@@ -76,18 +76,29 @@ public:
     stats_.batches = n;
     batches_.resize(n);
     Progress progress(options_.label.empty() ? "calibrating" : "calibrating (" + options_.label + ")",
-                      node_count_ * n + n, options_.progress_bar);
+                      node_count_ * n + n, options_.progress_bar, options_.progress);
     for (std::size_t b = 0; b < n; ++b) {
       bindBatch(b);
       progress.advance(1);
     }
     for (const auto &node_ptr : graph_.nodes()) {
       const Node &node = *node_ptr;
-      if (plan_.layers().count(&node))
-        applyOverrides(node, quantizer_.layer(node, context_));
+      std::vector<ConstantOverride> overrides;
+      if (plan_.layers().count(&node)) {
+        overrides = quantizer_.layer(node, context_);
+        applyOverrides(node, overrides);
+      }
       for (std::size_t b = 0; b < n; ++b) {
         runOne(node, b);
         progress.advance(1);
+      }
+      // A replaced weight nobody reads any more goes now: a model's worth of them would
+      // otherwise stay in memory until calibration ends.
+      for (const ConstantOverride &o : overrides) {
+        auto last = liveness_->last_use.find(o.value);
+        if (last != liveness_->last_use.end() && last->second == &node)
+          for (Batch &batch : batches_)
+            batch.runner->env().erase(o.value);
       }
     }
     progress.finish();

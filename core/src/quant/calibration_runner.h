@@ -21,7 +21,8 @@ struct CalibrationRunOptions {
   // inputs and outputs for one batch must fit. Absent: no limit.
   std::optional<uint64_t> memory_budget;
   std::string offload_dir; // empty: the system's temporary directory
-  bool progress_bar = false; // redraw one line on stderr (a terminal); else plain log lines
+  bool progress = true;      // report progress on stderr
+  bool progress_bar = false; // as one redrawn line (a terminal); else plain lines every 10 %
   std::string label;         // "quantizer 'gptq'", for messages
 };
 

@@ -1,12 +1,16 @@
 // Choosing the calibration source for a quantize stage (tico/pipeline/driver.h).
 #include "tico/pipeline/driver.h"
 
+#include "tico/ir/sym_expr.h"
 #include "tico/support/error.h"
 
 namespace tico {
 namespace {
 
-std::vector<CalibrationInput> describeInputs(const Graph &graph) {
+// The graph's user inputs as sources see them. A symbolic dimension that calibration.dims sizes
+// (its expression evaluates with them) is given as that size, so sources that make up data
+// (random, token-ids) use it; the others stay -1.
+std::vector<CalibrationInput> describeInputs(const Graph &graph, const std::map<std::string, int64_t> &dims) {
   std::vector<CalibrationInput> inputs;
   for (const Value *v : graph.userInputs()) {
     CalibrationInput in;
@@ -14,8 +18,12 @@ std::vector<CalibrationInput> describeInputs(const Graph &graph) {
     in.dtype = v->dtype();
     in.is_scalar = !v->isTensor();
     if (v->isTensor())
-      for (const Dim &d : v->shape())
-        in.shape.push_back(d.isStatic() ? d.value() : -1);
+      for (const Dim &d : v->shape()) {
+        std::optional<int64_t> size;
+        if (d.isSymbolic() && !dims.empty())
+          size = SymExpr::parse(d.expr()).evaluate(dims);
+        in.shape.push_back(d.isStatic() ? d.value() : size.value_or(-1));
+      }
     inputs.push_back(std::move(in));
   }
   return inputs;
@@ -64,7 +72,7 @@ std::unique_ptr<CalibrationSource> openCalibrationSource(const Registry &registr
   CalibrationRequest request;
   request.location = location;
   request.model_path = setup.model_path;
-  request.inputs = describeInputs(graph);
+  request.inputs = describeInputs(graph, setup.config.dims);
   request.batches = setup.config.batches;
   request.seed = setup.config.seed.value_or(0);
   request.dims = setup.config.dims;

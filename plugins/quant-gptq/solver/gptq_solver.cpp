@@ -141,7 +141,7 @@ Result quantize(const Eigen::MatrixXf &W, Eigen::MatrixXd H, const Options &opti
   if (static_groups)
     result.grids = static_grids;
 
-  const Eigen::Index block_size = options.block_size;
+  const Eigen::Index block_size = std::min<Eigen::Index>(options.block_size, c);
   Eigen::MatrixXf block(rows, block_size), errors(rows, block_size);
   const Grid *grid = whole_grid ? &result.grids.front() : nullptr;
   int32_t group_index = 0;

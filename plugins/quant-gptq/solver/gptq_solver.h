@@ -129,8 +129,9 @@ struct Options {
   // (in the processing order, so with act_order the groups are not contiguous in W unless
   // static_groups is set).
   int group_size = -1;
-  // With groups: fit all group grids up front on the original weights in their natural column
-  // order (groups stay contiguous, so per-block export works with act_order); otherwise each
+  // With groups: fit all group grids up front on the original weights (dead columns as zeros)
+  // in their natural column order (groups stay contiguous, so per-block export works with
+  // act_order); otherwise each
   // group's grid is fitted when the loop reaches it, from the error-updated weights. Ignored
   // without groups.
   bool static_groups = false;
@@ -147,8 +148,10 @@ struct Options {
 struct Result {
   CodeMatrix codes;                  // r x c, original column order
   Eigen::MatrixXf dequantized;       // W-hat = scale * (code - zero), r x c
-  std::vector<Grid> grids;           // one per group (one in all without groups)
-  std::vector<int32_t> group_of_column;  // c entries: index into grids
+  // One per group (one in all without groups): static groups in column order, dynamic groups
+  // in the order the loop reached them.
+  std::vector<Grid> grids;
+  std::vector<int32_t> group_of_column;  // c entries, original column order: index into grids
   int group_size = -1;               // as requested (-1: no groups)
   std::vector<Eigen::Index> order;   // columns in the order they were quantized
   std::vector<Eigen::Index> dead_columns;  // diag(H) == 0: never seen a non-zero input
@@ -190,6 +193,9 @@ struct CircleQuant {
 // Throws std::invalid_argument for groups that are not contiguous (act_order with dynamic
 // groups: Circle has no per-column group index) or signed_storage on an asymmetric grid.
 CircleQuant toCircle(const Result &result, bool signed_storage);
+// The same for grids from elsewhere (e.g. fitGrid for round-to-nearest): grids[g] covers
+// columns [g*group_size, (g+1)*group_size); group_size -1 with a single grid means per channel.
+CircleQuant toCircle(const std::vector<Grid> &grids, int group_size, bool signed_storage);
 
 // Unsigned symmetric codes (zero = 2^(bits-1)) -> signed codes with zero point 0.
 CodeMatrix toSignedCodes(const CodeMatrix &codes, int bits);

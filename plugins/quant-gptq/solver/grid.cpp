@@ -139,30 +139,39 @@ bool Result::contiguousGroups() const {
   return true;
 }
 
-CircleQuant toCircle(const Result &result, bool signed_storage) {
-  if (result.grids.empty())
-    throw std::invalid_argument("GPTQ: result has no grid");
-  if (!result.contiguousGroups())
-    throw std::invalid_argument("GPTQ: groups are not contiguous column ranges (act_order without static_groups); "
-                                "Circle cannot express them");
-  const Grid &first = result.grids.front();
+CircleQuant toCircle(const std::vector<Grid> &grids, int group_size, bool signed_storage) {
+  if (grids.empty())
+    throw std::invalid_argument("GPTQ: no grid to report");
+  if (group_size <= 0 && grids.size() != 1)
+    throw std::invalid_argument("GPTQ: several grids need a group size");
+  const Grid &first = grids.front();
+  for (const Grid &grid : grids)
+    if (grid.bits != first.bits || grid.symmetric != first.symmetric || grid.rows() != first.rows())
+      throw std::invalid_argument("GPTQ: grids of one tensor must agree in bits, symmetry and rows");
   if (signed_storage && !first.symmetric)
     throw std::invalid_argument("GPTQ: signed storage with zero point 0 needs a symmetric grid");
   CircleQuant out;
   out.bits = first.bits;
   out.is_signed = signed_storage;
-  out.group_size = result.group_size;
+  out.group_size = group_size <= 0 ? -1 : group_size;
   const Eigen::Index rows = first.rows();
-  const std::size_t groups = result.grids.size();
+  const std::size_t groups = grids.size();
   out.scale.resize(static_cast<std::size_t>(rows) * groups);
   out.zero_point.resize(out.scale.size());
   for (Eigen::Index r = 0; r < rows; ++r)
     for (std::size_t g = 0; g < groups; ++g) {
       const std::size_t i = static_cast<std::size_t>(r) * groups + g;
-      out.scale[i] = result.grids[g].scale[r];
-      out.zero_point[i] = signed_storage ? 0 : static_cast<int64_t>(result.grids[g].zero[r]);
+      out.scale[i] = grids[g].scale[r];
+      out.zero_point[i] = signed_storage ? 0 : static_cast<int64_t>(grids[g].zero[r]);
     }
   return out;
+}
+
+CircleQuant toCircle(const Result &result, bool signed_storage) {
+  if (!result.contiguousGroups())
+    throw std::invalid_argument("GPTQ: groups are not contiguous column ranges (act_order without static_groups); "
+                                "Circle cannot express them");
+  return toCircle(result.grids, result.group_size, signed_storage);
 }
 
 CodeMatrix toSignedCodes(const CodeMatrix &codes, int bits) {

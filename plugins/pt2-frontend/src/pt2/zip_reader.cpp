@@ -64,7 +64,8 @@ struct CentralRecord {
 
 } // namespace
 
-ZipReader::ZipReader(ArchiveImage image) : image_(std::move(image)) {
+ZipReader::ZipReader(ArchiveImage image, ZipCompression compression)
+    : image_(std::move(image)), compression_(compression) {
   Directory dir = findDirectory();
   readDirectory(dir);
 }
@@ -252,10 +253,12 @@ void ZipReader::readDirectory(const Directory &dir) {
 
     if (rec.flags & (kFlagEncrypted | kFlagStrongEncryption))
       fail("entry " + quoted(name) + " is encrypted; .pt2 archives are not encrypted");
-    if (rec.method != 0)
-      fail("entry " + quoted(name) + " is compressed (method " + std::to_string(rec.method) +
-           "); .pt2 archives store entries uncompressed");
-    if (rec.compressed_size != rec.size)
+    const bool deflated = rec.method == 8 && compression_ == ZipCompression::StoredOrDeflated;
+    if (rec.method != 0 && !deflated)
+      fail("entry " + quoted(name) + " is compressed (method " + std::to_string(rec.method) + "); " +
+           (compression_ == ZipCompression::StoredOnly ? ".pt2 archives store entries uncompressed"
+                                                       : "only stored and deflated entries are supported"));
+    if (!deflated && rec.compressed_size != rec.size)
       fail("entry " + quoted(name) + " is stored but its compressed size (" +
            std::to_string(rec.compressed_size) + ") differs from its size (" + std::to_string(rec.size) + ")");
     if (rec.disk != 0)
@@ -263,17 +266,18 @@ void ZipReader::readDirectory(const Directory &dir) {
     if (!seen.insert(name).second)
       fail("duplicate entry " + quoted(name));
 
-    const uint64_t offset = dataOffset(name, rec.local_header);
-    if (rec.size > file_size || offset > file_size - rec.size)
+    const uint64_t offset = dataOffset(name, rec.local_header, rec.method);
+    const uint64_t stored = rec.compressed_size;
+    if (stored > file_size || offset > file_size - stored)
       fail("data of entry " + quoted(name) + " (offset " + std::to_string(offset) + ", " +
-           std::to_string(rec.size) + " bytes) lies outside the file (" + std::to_string(file_size) + " bytes)");
-    if (rec.local_header < dir_end && dir.offset < offset + rec.size)
+           std::to_string(stored) + " bytes) lies outside the file (" + std::to_string(file_size) + " bytes)");
+    if (rec.local_header < dir_end && dir.offset < offset + stored)
       fail("entry " + quoted(name) + " (offset " + std::to_string(rec.local_header) +
            ") overlaps the central directory");
 
-    spans.push_back({rec.local_header, offset + rec.size, name});
+    spans.push_back({rec.local_header, offset + stored, name});
     if (name.back() != '/') // directory entries carry no data
-      entries_.push_back({std::move(name), offset, rec.size});
+      entries_.push_back({std::move(name), offset, stored, rec.method, rec.size});
     pos += kCentralHeaderSize + name_len + extra_len + comment_len;
   }
   checkDisjoint(spans);
@@ -293,7 +297,7 @@ void ZipReader::checkDisjoint(std::vector<Span> &spans) const {
   }
 }
 
-uint64_t ZipReader::dataOffset(const std::string &name, uint64_t local_header) const {
+uint64_t ZipReader::dataOffset(const std::string &name, uint64_t local_header, uint16_t method) const {
   const uint64_t size = image_.size();
   if (local_header > size || size - local_header < kLocalHeaderSize)
     fail("local header of entry " + quoted(name) + " (offset " + std::to_string(local_header) +
@@ -308,9 +312,9 @@ uint64_t ZipReader::dataOffset(const std::string &name, uint64_t local_header) c
   if (name_len != name.size() || std::memcmp(h + kLocalHeaderSize, name.data(), name_len) != 0)
     fail("local header of entry " + quoted(name) + " (offset " + std::to_string(local_header) +
          ") names a different entry");
-  if (u16(h + 8) != 0)
+  if (u16(h + 8) != method)
     fail("entry " + quoted(name) + " is compressed (method " + std::to_string(u16(h + 8)) +
-         ") in its local header; .pt2 archives store entries uncompressed");
+         ") in its local header but method " + std::to_string(method) + " in the central directory");
   return local_header + kLocalHeaderSize + name_len + extra_len;
 }
 

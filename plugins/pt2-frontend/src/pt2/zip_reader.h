@@ -1,5 +1,6 @@
 // A minimal reader of stored (uncompressed) ZIP archives over a memory-mapped file (or an
-// archive image in memory).
+// archive image in memory). Deflated entries are accepted only when asked for (NumPy's .npz
+// files from savez_compressed); inflating them is the caller's business.
 //
 // torch.export archives are written by PyTorchStreamWriter: every entry stored, ZIP64 form,
 // data aligned to 64 bytes. Entries are returned as {offset, size} views into the mapping, so
@@ -20,22 +21,29 @@ namespace tico::pt2 {
 struct ZipEntry {
   std::string name;    // full name as stored (root folder included)
   uint64_t offset = 0; // of the entry's data in the file
-  uint64_t size = 0;   // bytes (stored entries: compressed size == uncompressed size)
+  uint64_t size = 0;   // bytes in the file (stored entries: compressed size == uncompressed size)
+  uint16_t method = 0; // 0 stored, 8 deflated (only with ZipCompression::StoredOrDeflated)
+  uint64_t uncompressed_size = 0;
 };
+
+enum class ZipCompression { StoredOnly, StoredOrDeflated };
 
 class ZipReader {
 public:
   // Reads the central directory of `image`. Throws tico::Error on anything malformed or
   // unsupported (compressed or encrypted entries, unsafe names, duplicates, entries whose
   // bytes overlap, ...).
-  explicit ZipReader(ArchiveImage image);
-  explicit ZipReader(std::shared_ptr<const MappedFile> file) : ZipReader(ArchiveImage::mapped(std::move(file))) {}
+  explicit ZipReader(ArchiveImage image, ZipCompression compression = ZipCompression::StoredOnly);
+  explicit ZipReader(std::shared_ptr<const MappedFile> file,
+                     ZipCompression compression = ZipCompression::StoredOnly)
+      : ZipReader(ArchiveImage::mapped(std::move(file)), compression) {}
 
   const ArchiveImage &image() const { return image_; }
   // File entries in central-directory order (directory entries are skipped).
   const std::vector<ZipEntry> &entries() const { return entries_; }
 
-  // The bytes of an entry, pointing into the mapping.
+  // The bytes of an entry as they sit in the file (compressed for a deflated one), pointing
+  // into the mapping.
   std::string_view bytes(const ZipEntry &entry) const;
 
   // Upper bound on the entry count; a central directory claiming more is rejected before
@@ -57,10 +65,11 @@ private:
   Directory findDirectory() const;
   void readDirectory(const Directory &dir);
   void checkDisjoint(std::vector<Span> &spans) const;
-  uint64_t dataOffset(const std::string &name, uint64_t local_header) const;
+  uint64_t dataOffset(const std::string &name, uint64_t local_header, uint16_t method) const;
   [[noreturn]] void fail(const std::string &problem) const;
 
   ArchiveImage image_;
+  ZipCompression compression_;
   std::vector<ZipEntry> entries_;
 };
 

@@ -3,7 +3,9 @@
 
 #include "tico/ir/tensor_data.h"
 
+#include <cstddef>
 #include <memory>
+#include <span>
 #include <string>
 
 namespace tico {
@@ -11,6 +13,9 @@ namespace tico {
 // Reads an .npy file (memory-mapped). Throws tico::Error for malformed or unsupported files
 // (Fortran order, big-endian, object arrays).
 std::shared_ptr<const TensorData> readNpy(const std::string &path);
+// Reads a whole .npy file image held in memory (an .npz member); `name` stands for it in
+// messages. The elements are copied out of `bytes`.
+std::shared_ptr<const TensorData> parseNpy(std::span<const std::byte> bytes, const std::string &name);
 // Writes `data` (any view; written row-major) as .npy version 1.0.
 void writeNpy(const std::string &path, const TensorData &data);
 

@@ -1,0 +1,81 @@
+#include "npz_archive.h"
+
+#include <tico/io/npy.h>
+#include <tico/support/error.h>
+
+#include <zlib.h>
+
+#include <filesystem>
+
+namespace tico::calib {
+namespace {
+
+pt2::ZipReader openZip(const std::string &path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw Error("cannot open the .npz file '" + path + "': " +
+                (std::filesystem::exists(path, ec) ? "it is not a regular file" : "it does not exist"));
+  if (std::filesystem::file_size(path, ec) == 0)
+    throw Error("'" + path + "' is empty (0 bytes); expected a .npz file (a zip archive of .npy arrays)");
+  return pt2::ZipReader(MappedFile::open(path), pt2::ZipCompression::StoredOrDeflated);
+}
+
+// Deflate cannot expand data by more than about 1032:1; a member claiming more is damaged (or
+// hostile), and allocating what it claims would be the damage.
+constexpr uint64_t kMaxDeflateRatio = 1100;
+
+std::vector<std::byte> inflateMember(std::string_view in, uint64_t size, const std::string &label) {
+  if (size > in.size() * kMaxDeflateRatio + 1024)
+    throw Error(label + " claims " + std::to_string(size) + " bytes inflated from " + std::to_string(in.size()) +
+                ", more than deflate can produce; the file is damaged");
+  if (in.size() > UINT32_MAX || size > UINT32_MAX)
+    throw Error(label + " is larger than 4 GiB; deflated .npz members that large are not supported");
+  std::vector<std::byte> out(static_cast<std::size_t>(size));
+  z_stream z{};
+  if (inflateInit2(&z, -MAX_WBITS) != Z_OK) // raw deflate: zip members carry no zlib header
+    throw Error("cannot inflate " + label + ": zlib failed to start");
+  z.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(in.data()));
+  z.avail_in = static_cast<uInt>(in.size());
+  z.next_out = reinterpret_cast<Bytef *>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  const int rc = inflate(&z, Z_FINISH);
+  const uint64_t produced = z.total_out;
+  const std::string why = z.msg ? z.msg : "";
+  inflateEnd(&z);
+  if (rc != Z_STREAM_END || produced != size)
+    throw Error(label + " is damaged: its deflate data " +
+                (rc == Z_DATA_ERROR ? "is corrupt (" + why + ")"
+                 : rc == Z_BUF_ERROR || rc == Z_OK
+                     ? "ends early or holds more than the " + std::to_string(size) + " bytes the archive declares"
+                     : "does not inflate (zlib code " + std::to_string(rc) + ")"));
+  return out;
+}
+
+} // namespace
+
+NpzArchive::NpzArchive(const std::string &path) : path_(path), zip_(openZip(path)) {
+  for (const pt2::ZipEntry &e : zip_.entries()) {
+    if (e.name.size() <= 4 || e.name.substr(e.name.size() - 4) != ".npy")
+      throw Error("'" + path + "' holds member '" + e.name + "', which is not a .npy array; a .npz file holds "
+                  "only .npy members (numpy.savez)");
+    names_.push_back(e.name.substr(0, e.name.size() - 4));
+  }
+}
+
+std::string NpzArchive::label(const std::string &name) const { return "'" + path_ + ":" + name + ".npy'"; }
+
+TensorPtr NpzArchive::read(const std::string &name) const {
+  for (const pt2::ZipEntry &e : zip_.entries()) {
+    if (e.name != name + ".npy")
+      continue;
+    const std::string_view bytes = zip_.bytes(e);
+    const std::string where = path_ + ":" + e.name; // parseNpy quotes it
+    if (e.method == 0)
+      return parseNpy({reinterpret_cast<const std::byte *>(bytes.data()), bytes.size()}, where);
+    std::vector<std::byte> inflated = inflateMember(bytes, e.uncompressed_size, label(name));
+    return parseNpy(inflated, where);
+  }
+  throw Error("'" + path_ + "' has no member '" + name + ".npy'");
+}
+
+} // namespace tico::calib

@@ -1,0 +1,218 @@
+// The ptq quantizer (ptq_quantizer.h).
+#include "ptq_quantizer.h"
+
+#include "tico/quant/graph_edits.h"
+#include "tico/support/error.h"
+#include "tico/support/log.h"
+
+#include <cstring>
+
+namespace tico::ptq {
+namespace {
+
+Tiling weightTiling(const NodeConfig &c, int64_t channel_axis) {
+  if (c.weight_granularity == "per-tensor")
+    return Tiling::perTensor();
+  return Tiling::perChannel(channel_axis);
+}
+
+template <typename T> std::shared_ptr<const TensorData> packCodes(DType dtype, const std::vector<int64_t> &shape,
+                                                                  const std::vector<int64_t> &codes) {
+  std::vector<T> narrow(codes.begin(), codes.end());
+  return std::make_shared<const TensorData>(TensorData::fromVector(dtype, shape, narrow));
+}
+
+} // namespace
+
+EstimatorSettings PtqQuantizer::settingsFor(const Grid &grid, bool per_tensor) const {
+  EstimatorSettings s;
+  s.grid = grid;
+  s.per_tensor = per_tensor;
+  s.percentile = config_.percentile;
+  s.momentum = config_.momentum;
+  s.max_samples = config_.max_samples;
+  s.samples_per_batch = config_.samples_per_batch;
+  s.candidates = config_.candidates;
+  return s;
+}
+
+void PtqQuantizer::prepare(const Graph &graph, CalibrationPlan &plan, QuantizeContext &) {
+  activations_.clear();
+  order_.clear();
+  returned_views_.clear();
+  weights_.clear();
+  const NodeConfigs configs(graph, config_);
+  if (config_.strict && !configs.unmatched().empty()) {
+    std::string message = "quantizer 'ptq': " + std::to_string(configs.unmatched().size()) +
+                          " override(s) match no node (strict; set strict=false to allow):";
+    for (const std::string &o : configs.unmatched())
+      message += "\n  '" + o + "'";
+    throw Error(message);
+  }
+  const Placement placement = place(graph, configs, config_);
+  for (const WeightSite &site : placement.weights) {
+    const NodeConfig &c = configs.of(*site.node);
+    const std::string context = "quantizer 'ptq', weight of node '" + site.node->name() + "'";
+    if (c.weight_granularity == "per-block")
+      throw Error(context + ": per-block weights cannot be written into the graph (quantized_decomposed has no "
+                            "per-block dequantize and Circle files here carry per-tensor or per-channel "
+                            "parameters); use per-channel or per-tensor");
+    const EstimatorEntry &entry = findEstimator(c.weight_estimator);
+    if (entry.per_tensor_only && c.weight_granularity != "per-tensor")
+      throw Error(context + ": range estimator '" + entry.name + "' works per tensor only; the weight is " +
+                  c.weight_granularity);
+    weights_.push_back({site.node->name(), site.arg, site.channel_axis, c});
+  }
+  for (const Value *v : placement.activations) {
+    const NodeConfig &c = configs.of(*placement.owner.at(v));
+    Activation a;
+    a.name = v->name();
+    a.grid = parseGrid(c.act_dtype, config_.activation_scheme, "quantizer 'ptq', activation '" + v->name() + "'");
+    a.estimator = c.act_estimator;
+    a.ranges = findEstimator(c.act_estimator).create(settingsFor(a.grid, true));
+    activations_.emplace(v, std::move(a));
+    order_.push_back(v);
+    plan.observe(*v);
+  }
+  for (const auto &[view, root] : placement.returned_views)
+    returned_views_.emplace_back(view->name(), root->name());
+  TICO_INFO << "quantizer 'ptq': " << placement.quantized_ops.size() << " quantized ops, " << order_.size()
+            << " observed activations, " << weights_.size() << " weights, " << placement.kept_float.size()
+            << " ops kept float next to float-only ops";
+  for (const Node *n : placement.kept_float)
+    TICO_DEBUG << "quantizer 'ptq': '" << n->name() << "' (" << n->op().str()
+               << ") stays float: an activation of it is also read by an op without an integer kernel";
+}
+
+void PtqQuantizer::observe(const Observation &observation) {
+  auto it = activations_.find(&observation.value);
+  if (it == activations_.end())
+    return;
+  const TensorData &data = observation.data;
+  if (data.dtype != DType::Float32)
+    throw Error("quantizer 'ptq': activation '" + observation.value.name() + "' arrived as " +
+                std::string(dtypeName(data.dtype)) + ", not float32");
+  TileRows rows;
+  rows.rows = 1;
+  rows.cols = data.numel();
+  rows.data.resize(static_cast<std::size_t>(rows.cols));
+  if (rows.cols > 0)
+    std::memcpy(rows.data.data(), data.data(), rows.data.size() * sizeof(float));
+  it->second.ranges->update(rows);
+  ++it->second.batches;
+}
+
+bool PtqQuantizer::quantizeWeight(Graph &graph, const Weight &w) {
+  Node *node = graph.findNode(w.node);
+  if (node == nullptr)
+    throw Error("quantizer 'ptq': node '" + w.node + "' disappeared between prepare and convert");
+  Value *weight = node->input(w.arg);
+  if (weight == nullptr || !weight->isConstant() || weight->dtype() != DType::Float32)
+    return false;
+  const std::string context_text = "quantizer 'ptq', weight '" + weight->name() + "' of node '" + node->name() + "'";
+  const TensorData &data = *weight->constant();
+  const std::vector<int64_t> shape = data.sizes;
+  const std::vector<std::byte> bytes = data.contiguousBytes();
+  const std::span<const float> values(reinterpret_cast<const float *>(bytes.data()), bytes.size() / sizeof(float));
+  const Grid grid = parseGrid(w.config.weight_dtype, config_.weight_scheme, context_text);
+  const Tiling tiling = weightTiling(w.config, w.channel_axis);
+  TileRows rows;
+  try {
+    rows = toRows(values, shape, tiling);
+  } catch (const Error &e) {
+    throw Error(context_text + ": " + e.what());
+  }
+  const bool per_tensor = tiling.kind == Tiling::Kind::PerTensor;
+  std::unique_ptr<RangeEstimator> estimator = findEstimator(w.config.weight_estimator).create(settingsFor(grid, per_tensor));
+  estimator->update(rows);
+  const std::vector<Range> ranges = estimator->ranges();
+  std::vector<AffineParams> params;
+  for (const Range &r : ranges)
+    params.push_back(computeQParams(r, grid, per_tensor));
+
+  quant::Encoding encoding = quant::gridOf(grid.bits, grid.is_signed);
+  for (const AffineParams &p : params) {
+    encoding.params.scale.push_back(p.scale);
+    encoding.params.zero_point.push_back(p.zero_point);
+  }
+  if (!per_tensor)
+    encoding.params.axis = tiling.axis;
+  // Codes in the weight's own layout: element i belongs to channel (i / inner) % channels.
+  int64_t inner = 1;
+  if (!per_tensor)
+    for (std::size_t d = static_cast<std::size_t>(tiling.axis) + 1; d < shape.size(); ++d)
+      inner *= shape[d];
+  const auto channels = static_cast<int64_t>(params.size());
+  std::vector<int64_t> codes(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const AffineParams &p = per_tensor ? params[0] : params[(static_cast<int64_t>(i) / inner) % channels];
+    codes[i] = quantizeCode(values[i], p, grid);
+  }
+  std::shared_ptr<const TensorData> packed;
+  if (encoding.storage == DType::UInt8)
+    packed = packCodes<uint8_t>(DType::UInt8, shape, codes);
+  else if (encoding.storage == DType::Int8)
+    packed = packCodes<int8_t>(DType::Int8, shape, codes);
+  else
+    packed = packCodes<int16_t>(DType::Int16, shape, codes);
+  // A weight tied between nodes (same constant, same configuration) is quantized once.
+  const std::string key = weight->name() + "|" + gridName(grid) + "|" + tiling.describe() + "|" +
+                          w.config.weight_estimator;
+  if (auto it = tied_.find(key); it != tied_.end()) {
+    node->setArg(w.arg, Argument::value(it->second));
+    return true;
+  }
+  Value *dequantized = quant::dequantizedWeight(graph, *node, w.arg, std::move(packed), encoding);
+  tied_[key] = dequantized;
+  return true;
+}
+
+bool PtqQuantizer::convert(Graph &graph, QuantizeContext &context) {
+  bool changed = false;
+  tied_.clear();
+  for (const Weight &w : weights_)
+    changed |= quantizeWeight(graph, w);
+  std::map<std::string, quant::Encoding> encodings;
+  for (const Value *key : order_) {
+    Activation &a = activations_.at(key);
+    Value *v = graph.findValue(a.name);
+    if (v == nullptr)
+      throw Error("quantizer 'ptq': activation '" + a.name + "' disappeared between prepare and convert");
+    if (a.batches == 0)
+      throw Error("quantizer 'ptq': activation '" + a.name + "' was never observed (no calibration batch reached it)");
+    std::vector<Range> ranges;
+    try {
+      ranges = a.ranges->ranges();
+    } catch (const Error &e) {
+      throw Error("quantizer 'ptq', activation '" + a.name + "': " + e.what());
+    }
+    const AffineParams p = computeQParams(ranges.at(0), a.grid, true);
+    quant::Encoding encoding = quant::gridOf(a.grid.bits, a.grid.is_signed);
+    encoding.params.scale = {p.scale};
+    encoding.params.zero_point = {p.zero_point};
+    context.report(a.name, "range_min", ranges[0].min);
+    context.report(a.name, "range_max", ranges[0].max);
+    encodings[a.name] = encoding;
+    if (alreadyQuantized(*v))
+      continue;
+    quant::quantizeActivation(graph, *v, encoding);
+    changed = true;
+  }
+  for (const auto &[view_name, root_name] : returned_views_) {
+    Value *view = graph.findValue(view_name);
+    if (view == nullptr || alreadyQuantized(*view) || !encodings.count(root_name))
+      continue;
+    quant::quantizeActivation(graph, *view, encodings.at(root_name));
+    changed = true;
+  }
+  return changed;
+}
+
+std::vector<std::string> PtqQuantizer::observedNames() const {
+  std::vector<std::string> out;
+  for (const Value *v : order_)
+    out.push_back(activations_.at(v).name);
+  return out;
+}
+
+} // namespace tico::ptq

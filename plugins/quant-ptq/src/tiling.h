@@ -1,0 +1,50 @@
+// Granularity as tiling (FastForward's design, quantization reference §4.3): a tensor is cut
+// into equal tiles, each tile gets its own parameters, and every range estimator works on the
+// tiles laid out as rows ("one row per parameter"), so no estimator special-cases per-channel
+// or per-block.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace tico::ptq {
+
+struct Tiling {
+  enum class Kind { PerTensor, PerChannel, PerBlock } kind = Kind::PerTensor;
+  int64_t axis = 0;       // per-channel: the channel dimension; per-block: the blocked dimension
+  int64_t block_size = 0; // per-block
+  int64_t channel_axis = -1; // per-block: a dimension that also gets one tile per index (-1: none)
+
+  static Tiling perTensor() { return {}; }
+  static Tiling perChannel(int64_t axis) { return {Kind::PerChannel, axis, 0, -1}; }
+  static Tiling perBlock(int64_t axis, int64_t block_size, int64_t channel_axis) {
+    return {Kind::PerBlock, axis, block_size, channel_axis};
+  }
+  std::string describe() const;
+
+  // The tile shape over `shape`: the full dimension, 1 on a channel dimension, the block size
+  // on the blocked one. Throws tico::Error for an axis outside the rank or a block size that
+  // does not divide its dimension (blocks are never partial).
+  std::vector<int64_t> tileShape(const std::vector<int64_t> &shape) const;
+};
+
+// A tensor's elements regrouped so row r holds tile r (tiles in row-major order over the tile
+// grid, elements in row-major order inside the tile).
+struct TileRows {
+  int64_t rows = 0;
+  int64_t cols = 0;
+  std::vector<float> data;
+  std::span<const float> row(int64_t r) const {
+    return {data.data() + r * cols, static_cast<std::size_t>(cols)};
+  }
+};
+
+// `values` is a row-major float tensor of `shape`.
+TileRows toRows(std::span<const float> values, const std::vector<int64_t> &shape, const Tiling &tiling);
+
+// How many parameters the tiling gives a tensor of `shape` (the rows of toRows).
+int64_t parameterCount(const std::vector<int64_t> &shape, const Tiling &tiling);
+
+} // namespace tico::ptq
