@@ -219,13 +219,16 @@ void GraphRunner::runNode(const Node &node) {
   }
 }
 
-void GraphRunner::release(const Node &node) {
+std::vector<const Value *> GraphRunner::release(const Node &node) {
+  std::vector<const Value *> dropped;
   for (const NamedArg &arg : node.args())
     for (const Value *v : arg.value.referencedValues()) {
       auto last = liveness_->last_use.find(v);
-      if (last != liveness_->last_use.end() && last->second == &node && !liveness_->keep.count(v) && !v->isConstant())
-        env_.erase(v);
+      if (last != liveness_->last_use.end() && last->second == &node && !liveness_->keep.count(v) &&
+          !v->isConstant() && env_.erase(v) > 0)
+        dropped.push_back(v);
     }
+  return dropped;
 }
 
 std::vector<EvalValue> GraphRunner::userOutputs() const {

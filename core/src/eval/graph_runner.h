@@ -11,6 +11,7 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 namespace tico::eval {
 
@@ -33,8 +34,9 @@ public:
   void bind(const std::vector<std::shared_ptr<const TensorData>> &inputs);
   // Evaluates `node` from the environment and stores its outputs (checked against the graph).
   void runNode(const Node &node);
-  // Drops every intermediate whose last reader is `node` (user outputs and constants stay).
-  void release(const Node &node);
+  // Drops every intermediate whose last reader is `node` (user outputs and constants stay);
+  // returns the values it dropped.
+  std::vector<const Value *> release(const Node &node);
   // The user outputs, in order, once every node has run.
   std::vector<EvalValue> userOutputs() const;
 

@@ -15,7 +15,6 @@
 #include <cstring>
 #include <limits>
 #include <unordered_map>
-#include <unordered_set>
 
 namespace tico::quant {
 namespace {
@@ -59,7 +58,6 @@ public:
         context_(context), options_(options), liveness_(std::make_shared<const eval::GraphLiveness>(graph)) {
     std::size_t index = 0;
     for (const auto &node : graph.nodes()) {
-      position_[node.get()] = index;
       for (const NamedArg &arg : node->args())
         for (const Value *v : arg.value.referencedValues())
           if (uses_[v].empty() || uses_[v].back() != index)
@@ -81,6 +79,7 @@ public:
       bindBatch(b);
       progress.advance(1);
     }
+    std::size_t position = 0;
     for (const auto &node_ptr : graph_.nodes()) {
       const Node &node = *node_ptr;
       std::vector<ConstantOverride> overrides;
@@ -89,7 +88,7 @@ public:
         applyOverrides(node, overrides);
       }
       for (std::size_t b = 0; b < n; ++b) {
-        runOne(node, b);
+        runOne(node, position, b);
         progress.advance(1);
       }
       // A replaced weight nobody reads any more goes now: a model's worth of them would
@@ -100,6 +99,7 @@ public:
           for (Batch &batch : batches_)
             batch.runner->env().erase(o.value);
       }
+      ++position;
     }
     progress.finish();
     return stats_;
@@ -154,7 +154,8 @@ private:
     }
   }
 
-  void runOne(const Node &node, std::size_t b) {
+  // Runs node `node` (the `position`-th in graph order) for batch `b`.
+  void runOne(const Node &node, std::size_t position, std::size_t b) {
     Batch &batch = batches_[b];
     reload(node, b);
     try {
@@ -184,14 +185,9 @@ private:
       throw Error(options_.label + ": the calibration memory budget " + std::to_string(*options_.memory_budget) +
                   " bytes cannot hold " + eval::describeNode(node) + " for one batch: its inputs and outputs take " +
                   std::to_string(working) + " bytes; raise calibration.memory_budget");
-    for (const NamedArg &arg : node.args())
-      for (const Value *v : arg.value.referencedValues()) {
-        auto last = liveness_->last_use.find(v);
-        if (last != liveness_->last_use.end() && last->second == &node && !liveness_->keep.count(v) &&
-            !v->isConstant())
-          forget(b, v);
-      }
-    current_ = {static_cast<int64_t>(position_.at(&node)), b};
+    for (const Value *v : batch.runner->release(node))
+      forget(b, v);
+    current_ = {static_cast<int64_t>(position), b};
     enforceBudget();
   }
 
@@ -308,7 +304,6 @@ private:
   QuantizeContext &context_;
   const CalibrationRunOptions &options_;
   std::shared_ptr<const eval::GraphLiveness> liveness_;
-  std::unordered_map<const Node *, std::size_t> position_;
   std::unordered_map<const Value *, std::vector<std::size_t>> uses_; // node positions, ascending
   std::size_t node_count_ = 0;
   std::vector<Batch> batches_;
