@@ -84,8 +84,7 @@ int run(int argc, char **argv) {
   app.add_option("--quant", quant_recipe,
                  "quantization recipe (configs/quant/*.yaml): its quantize stages run before the pipeline's "
                  "'quantize' stage, its calibration block applies");
-  auto *calibration_option = app.add_option(
-      "--calibration", calibration,
+  app.add_option("--calibration", calibration,
       "calibration data, [SOURCE:]PATH: a folder of .npy files, a .npz file, a token-id file, "
       "'example-inputs' (the archive's) or 'random'");
   auto *batches_option = app.add_option("--calibration-batches", calibration_batches, "use at most N calibration batches")
@@ -179,7 +178,6 @@ int run(int argc, char **argv) {
     calibration_config.seed = calibration_seed;
   if (!memory_budget.empty())
     calibration_config.memory_budget = tico::parseByteSize(memory_budget);
-  (void)calibration_option;
   options.calibration.progress = !no_progress;
   options.calibration.progress_bar = ::isatty(STDERR_FILENO) != 0;
   options.input_path = input;

@@ -5,6 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
 namespace tico {
 namespace {
 
@@ -139,6 +143,16 @@ TEST(ManifestCalibrationTest, RecipeWithOtherStagesIsAnError) {
   }
   Manifest clash = parse(kHeader + "stages:\n  - {name: legalize, kind: quantize, passes: [ptq]}\n");
   EXPECT_THROW(pipeline.insertQuantization(clash), LocatedError);
+}
+
+TEST(ManifestCalibrationTest, LoadTakesAnExistingRelativePathFromTheManifestsDirectory) {
+  const auto dir = std::filesystem::temp_directory_path() / ("tico-calib-load-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir / "calib");
+  std::ofstream(dir / "with-folder.yaml") << kHeader << "calibration: {path: calib}\n";
+  std::ofstream(dir / "with-word.yaml") << kHeader << "calibration: {path: random}\n";
+  EXPECT_EQ(Manifest::load((dir / "with-folder.yaml").string()).calibration.path, (dir / "calib").string());
+  EXPECT_EQ(Manifest::load((dir / "with-word.yaml").string()).calibration.path, "random"); // names no file
+  std::filesystem::remove_all(dir);
 }
 
 } // namespace

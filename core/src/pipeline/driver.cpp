@@ -101,18 +101,10 @@ ConversionResult convert(const Registry &registry, const Manifest &manifest, con
   ConversionResult result;
   const Manifest pipeline = manifest.resolved(); // config aliases in the options, lowering explicit
   const bool verify_each = options.verify_each || pipeline.verify_each;
-  // The manifest's calibration block (its relative path taken from the manifest's directory),
-  // then what the caller gave on top.
+  // The manifest's calibration block (Manifest::load made its path usable from here), then
+  // what the caller gave on top.
   CalibrationSetup calibration = options.calibration;
   calibration.config = pipeline.calibration;
-  if (!calibration.config.path.empty() && !pipeline.path.empty() &&
-      std::filesystem::path(calibration.config.path).is_relative()) {
-    // Only a path that exists there: "random" or "example-inputs" name no file.
-    std::error_code ec;
-    const auto beside = std::filesystem::path(pipeline.path).parent_path() / calibration.config.path;
-    if (std::filesystem::exists(beside, ec))
-      calibration.config.path = beside.string();
-  }
   calibration.config.merge(options.calibration.config);
   if (calibration.model_path.empty())
     calibration.model_path = options.input_path;

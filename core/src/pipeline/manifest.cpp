@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -347,6 +348,16 @@ Manifest Manifest::load(const std::string &path) {
   // to be a manifest (--pipeline /dev/zero would otherwise fill memory).
   Manifest manifest = parse(readRegularFile(path, "pipeline manifest"), path);
   manifest.path = path;
+  // calibration.path is relative to the manifest's directory when it exists there ("random" or
+  // "example-inputs" name no file and stay as written); done here, so every manifest that
+  // carries the block into another (a --quant recipe, append) carries a usable path.
+  std::string &data = manifest.calibration.path;
+  if (!data.empty() && std::filesystem::path(data).is_relative()) {
+    std::error_code ec;
+    const auto beside = std::filesystem::path(path).parent_path() / data;
+    if (std::filesystem::exists(beside, ec))
+      data = beside.string();
+  }
   return manifest;
 }
 

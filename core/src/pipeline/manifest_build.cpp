@@ -5,7 +5,6 @@
 #include "pipeline/manifest_syntax.h"
 
 #include <algorithm>
-#include <filesystem>
 
 namespace tico {
 
@@ -104,15 +103,7 @@ void Manifest::insertQuantization(const Manifest &recipe) {
   for (const auto &stage : recipe.stages)
     stages.insert(stages.begin() + static_cast<std::ptrdiff_t>(insert_at++), stage);
   config.merge(recipe.config);
-  CalibrationConfig block = recipe.calibration;
-  if (!block.path.empty() && !recipe.path.empty() && std::filesystem::path(block.path).is_relative()) {
-    // Like the pipeline's own block: a path that exists beside the recipe is taken from there.
-    std::error_code ec;
-    const auto beside = std::filesystem::path(recipe.path).parent_path() / block.path;
-    if (std::filesystem::exists(beside, ec))
-      block.path = beside.string();
-  }
-  calibration.merge(block);
+  calibration.merge(recipe.calibration);
   verify_each = verify_each || recipe.verify_each;
 }
 

@@ -40,15 +40,15 @@ private:
   void calibrate(const Graph &graph, const Registry &registry, const CalibrationPlan &plan,
                  QuantizeContext &quantize_context) {
     const std::string label = "quantizer '" + name_ + "'";
+    // The pass manager puts "quantizer 'x' failed: " in front of these two.
     if (!calibration_ || (calibration_->config.path.empty() && calibration_->config.source.empty()))
-      // The pass manager puts "quantizer 'x' failed: " in front.
       throw Error("it calibrates on data and none was given: pass --calibration PATH (a folder of .npy "
-                          "files, a .npz file, a token-id file, 'example-inputs' or 'random') or set the "
-                          "manifest's calibration: block");
+                  "files, a .npz file, a token-id file, 'example-inputs' or 'random') or set the "
+                  "manifest's calibration: block");
     const Registered<EvaluatorSpec> *evaluator_spec = registry.evaluator();
     if (!evaluator_spec)
       throw Error("it calibrates by running the graph, and no evaluator plugin is loaded (the bundled one "
-                          "is aten-eval)");
+                  "is aten-eval)");
     std::shared_ptr<const Evaluator> evaluator = evaluator_spec->spec.create();
     std::unique_ptr<CalibrationSource> source = openCalibrationSource(registry, *calibration_, graph);
     quantize_context.setBatchCount(source->size());

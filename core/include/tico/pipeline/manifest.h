@@ -128,6 +128,7 @@ struct Manifest {
   // Parses YAML text; structural errors (unknown keys, wrong types, bad strategy) are thrown
   // as tico::LocatedError. `file_name` is used in locations.
   static Manifest parse(const std::string &text, const std::string &file_name);
+  // Reads a file; a relative calibration.path that exists beside it becomes that path.
   static Manifest load(const std::string &path);
 
   // Checks pass names and option types against what plugins registered. Reports every
