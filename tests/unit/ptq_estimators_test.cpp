@@ -24,11 +24,8 @@ const Grid kI16 = parseGrid("int16", "auto", "test");
 using testing_support::errorOf;
 
 TileRows oneRow(std::vector<float> v) {
-  TileRows r;
-  r.rows = 1;
-  r.cols = static_cast<int64_t>(v.size());
-  r.data = std::move(v);
-  return r;
+  const auto n = static_cast<int64_t>(v.size());
+  return TileRows::owning(std::move(v), 1, n);
 }
 
 TEST(PtqQParams, GridsAndSchemes) {
@@ -121,9 +118,14 @@ TEST(PtqTiling, RowsPerTensorChannelAndBlock) {
   t = toRows(v, {2, 4}, Tiling::perChannel(1));
   ASSERT_EQ(t.rows, 4);
   EXPECT_EQ(std::vector<float>(t.row(2).begin(), t.row(2).end()), (std::vector<float>{2, 6}));
+  EXPECT_FALSE(t.storage.empty()); // regrouped: a copy
   t = toRows(v, {2, 4}, Tiling::perChannel(0));
   ASSERT_EQ(t.rows, 2);
   EXPECT_EQ(std::vector<float>(t.row(1).begin(), t.row(1).end()), (std::vector<float>{4, 5, 6, 7}));
+  // Channels on the outermost dimension are the tensor's own rows: viewed, not copied.
+  EXPECT_EQ(t.data.data(), v.data());
+  EXPECT_TRUE(t.storage.empty());
+  EXPECT_EQ(toRows(v, {2, 4}, Tiling::perTensor()).data.data(), v.data());
   // Blocks of 2 along the input dimension, one tile row per output channel and block.
   t = toRows(v, {2, 4}, Tiling::perBlock(1, 2, 0));
   ASSERT_EQ(t.rows, 4);

@@ -4,6 +4,7 @@
 #include "tico/support/error.h"
 #include "tico/support/file.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <optional>
@@ -306,6 +307,21 @@ TensorData TensorData::fromBytes(DType dtype, std::vector<int64_t> sizes, std::v
 bool TensorData::sameView(const TensorData &other) const {
   return storage == other.storage && dtype == other.dtype && sizes == other.sizes &&
          strides == other.strides && storage_offset == other.storage_offset;
+}
+
+void TensorData::releasePages() const {
+  if (!storage || storage->file() == nullptr || numel() == 0)
+    return;
+  // The smallest storage range that holds every element of the view (strides are never
+  // negative in a torch view).
+  int64_t last = storage_offset;
+  for (std::size_t d = 0; d < sizes.size(); ++d)
+    last += (sizes[d] - 1) * strides[d];
+  const std::size_t esize = elementSize(dtype);
+  const auto first_byte = static_cast<std::size_t>(storage_offset) * esize;
+  const auto end_byte = std::min(storage->size(), static_cast<std::size_t>(last + 1) * esize);
+  if (end_byte > first_byte)
+    storage->file()->release(storage->fileOffset() + first_byte, end_byte - first_byte);
 }
 
 } // namespace tico

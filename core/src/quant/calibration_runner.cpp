@@ -91,6 +91,12 @@ public:
         runOne(node, position, b);
         progress.advance(1);
       }
+      // Every batch has passed this node: its mapped weights leave the resident set, so only
+      // the current layer's weights are in memory at a time (a later reader maps them back).
+      for (const NamedArg &arg : node.args())
+        for (const Value *v : arg.value.referencedValues())
+          if (v->isConstant())
+            v->constant()->releasePages();
       // A replaced weight nobody reads any more goes now: a model's worth of them would
       // otherwise stay in memory until calibration ends.
       for (const ConstantOverride &o : overrides) {

@@ -5,7 +5,6 @@
 #include "tico/support/error.h"
 #include "tico/support/log.h"
 
-#include <cstring>
 
 namespace tico::ptq {
 namespace {
@@ -16,10 +15,21 @@ Tiling weightTiling(const NodeConfig &c, int64_t channel_axis) {
   return Tiling::perChannel(channel_axis);
 }
 
-template <typename T> std::shared_ptr<const TensorData> packCodes(DType dtype, const std::vector<int64_t> &shape,
-                                                                  const std::vector<int64_t> &codes) {
-  std::vector<T> narrow(codes.begin(), codes.end());
-  return std::make_shared<const TensorData>(TensorData::fromVector(dtype, shape, narrow));
+// The codes of `values` on `grid`, element i with the parameters of its channel, written
+// straight into the storage type's bytes (no wider intermediate: an embedding table's codes are
+// its size in bytes, not eight times that).
+template <typename T>
+std::shared_ptr<const TensorData> quantizeCodes(DType dtype, const std::vector<int64_t> &shape,
+                                                std::span<const float> values, const std::vector<AffineParams> &params,
+                                                int64_t inner, const Grid &grid) {
+  std::vector<std::byte> bytes(values.size() * sizeof(T));
+  auto *codes = reinterpret_cast<T *>(bytes.data());
+  const auto channels = static_cast<int64_t>(params.size());
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const AffineParams &p = channels == 1 ? params[0] : params[(static_cast<int64_t>(i) / inner) % channels];
+    codes[i] = static_cast<T>(quantizeCode(values[i], p, grid));
+  }
+  return std::make_shared<const TensorData>(TensorData::fromBytes(dtype, shape, std::move(bytes)));
 }
 
 } // namespace
@@ -92,13 +102,9 @@ void PtqQuantizer::observe(const Observation &observation) {
   if (data.dtype != DType::Float32)
     throw Error("quantizer 'ptq': activation '" + observation.value.name() + "' arrived as " +
                 std::string(dtypeName(data.dtype)) + ", not float32");
-  TileRows rows;
-  rows.rows = 1;
-  rows.cols = data.numel();
-  rows.data.resize(static_cast<std::size_t>(rows.cols));
-  if (rows.cols > 0)
-    std::memcpy(rows.data.data(), data.data(), rows.data.size() * sizeof(float));
-  it->second.ranges->update(rows);
+  // The calibration runner hands over contiguous tensors: one row, read in place.
+  const auto n = static_cast<std::size_t>(data.numel());
+  it->second.ranges->update(TileRows::view({reinterpret_cast<const float *>(data.data()), n}, 1, static_cast<int64_t>(n)));
   ++it->second.batches;
 }
 
@@ -112,10 +118,21 @@ bool PtqQuantizer::quantizeWeight(Graph &graph, const Weight &w) {
   const std::string context_text = "quantizer 'ptq', weight '" + weight->name() + "' of node '" + node->name() + "'";
   const TensorData &data = *weight->constant();
   const std::vector<int64_t> shape = data.sizes;
-  const std::vector<std::byte> bytes = data.contiguousBytes();
-  const std::span<const float> values(reinterpret_cast<const float *>(bytes.data()), bytes.size() / sizeof(float));
   const Grid grid = parseGrid(w.config.weight_dtype, config_.weight_scheme, context_text);
   const Tiling tiling = weightTiling(w.config, w.channel_axis);
+  // A weight tied between nodes (same constant, same configuration) is quantized once.
+  const std::string key = weight->name() + "|" + gridName(grid) + "|" + tiling.describe() + "|" +
+                          w.config.weight_estimator;
+  if (auto it = tied_.find(key); it != tied_.end()) {
+    node->setArg(w.arg, Argument::value(it->second));
+    return true;
+  }
+  // A contiguous weight (the usual case: mapped from the archive) is read where it lies.
+  std::vector<std::byte> gathered;
+  if (!data.isContiguous())
+    gathered = data.contiguousBytes();
+  const auto *first = reinterpret_cast<const float *>(gathered.empty() ? data.data() : gathered.data());
+  const std::span<const float> values(first, static_cast<std::size_t>(data.numel()));
   TileRows rows;
   try {
     rows = toRows(values, shape, tiling);
@@ -142,26 +159,14 @@ bool PtqQuantizer::quantizeWeight(Graph &graph, const Weight &w) {
   if (!per_tensor)
     for (std::size_t d = static_cast<std::size_t>(tiling.axis) + 1; d < shape.size(); ++d)
       inner *= shape[d];
-  const auto channels = static_cast<int64_t>(params.size());
-  std::vector<int64_t> codes(values.size());
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    const AffineParams &p = per_tensor ? params[0] : params[(static_cast<int64_t>(i) / inner) % channels];
-    codes[i] = quantizeCode(values[i], p, grid);
-  }
   std::shared_ptr<const TensorData> packed;
   if (encoding.storage == DType::UInt8)
-    packed = packCodes<uint8_t>(DType::UInt8, shape, codes);
+    packed = quantizeCodes<uint8_t>(DType::UInt8, shape, values, params, inner, grid);
   else if (encoding.storage == DType::Int8)
-    packed = packCodes<int8_t>(DType::Int8, shape, codes);
+    packed = quantizeCodes<int8_t>(DType::Int8, shape, values, params, inner, grid);
   else
-    packed = packCodes<int16_t>(DType::Int16, shape, codes);
-  // A weight tied between nodes (same constant, same configuration) is quantized once.
-  const std::string key = weight->name() + "|" + gridName(grid) + "|" + tiling.describe() + "|" +
-                          w.config.weight_estimator;
-  if (auto it = tied_.find(key); it != tied_.end()) {
-    node->setArg(w.arg, Argument::value(it->second));
-    return true;
-  }
+    packed = quantizeCodes<int16_t>(DType::Int16, shape, values, params, inner, grid);
+  data.releasePages(); // the float weight has been read for the last time here
   Value *dequantized = quant::dequantizedWeight(graph, *node, w.arg, std::move(packed), encoding);
   tied_[key] = dequantized;
   return true;

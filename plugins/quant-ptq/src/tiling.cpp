@@ -55,19 +55,20 @@ int64_t parameterCount(const std::vector<int64_t> &shape, const Tiling &tiling) 
 TileRows toRows(std::span<const float> values, const std::vector<int64_t> &shape, const Tiling &tiling) {
   const std::vector<int64_t> tile = tiling.tileShape(shape);
   const std::size_t rank = shape.size();
-  TileRows out;
-  out.rows = parameterCount(shape, tiling);
-  out.cols = 1;
+  const int64_t rows = parameterCount(shape, tiling);
+  int64_t cols = 1;
   for (int64_t t : tile)
-    out.cols *= t;
-  if (static_cast<int64_t>(values.size()) != out.rows * out.cols)
+    cols *= t;
+  if (static_cast<int64_t>(values.size()) != rows * cols)
     throw Error("tiling " + tiling.describe() + ": " + std::to_string(values.size()) +
                 " values do not fill the tensor's shape");
-  out.data.resize(values.size());
-  if (tiling.kind == Tiling::Kind::PerTensor) {
-    std::copy(values.begin(), values.end(), out.data.begin());
-    return out;
-  }
+  // Tiles are already contiguous rows when only the outermost dimension is cut.
+  bool in_place = true;
+  for (std::size_t d = 1; d < rank; ++d)
+    in_place &= tile[d] == shape[d];
+  if (in_place)
+    return TileRows::view(values, rows, cols);
+  std::vector<float> out(values.size());
   std::vector<int64_t> grid(rank);
   for (std::size_t d = 0; d < rank; ++d)
     grid[d] = shape[d] / tile[d];
@@ -79,14 +80,14 @@ TileRows toRows(std::span<const float> values, const std::vector<int64_t> &shape
       row = row * grid[d] + index[d] / tile[d];
       col = col * tile[d] + index[d] % tile[d];
     }
-    out.data[static_cast<std::size_t>(row * out.cols + col)] = values[i];
+    out[static_cast<std::size_t>(row * cols + col)] = values[i];
     for (std::size_t d = rank; d-- > 0;) {
       if (++index[d] < shape[d])
         break;
       index[d] = 0;
     }
   }
-  return out;
+  return TileRows::owning(std::move(out), rows, cols);
 }
 
 } // namespace tico::ptq

@@ -31,17 +31,41 @@ struct Tiling {
 };
 
 // A tensor's elements regrouped so row r holds tile r (tiles in row-major order over the tile
-// grid, elements in row-major order inside the tile).
+// grid, elements in row-major order inside the tile). When the tensor's own layout already is
+// that (per tensor, or per channel on the outermost dimension) the rows are a view of the
+// caller's elements and nothing is copied: a 100 MB embedding table is read where it is mapped.
+// Move-only, since a view may point into `storage`.
 struct TileRows {
   int64_t rows = 0;
   int64_t cols = 0;
-  std::vector<float> data;
-  std::span<const float> row(int64_t r) const {
-    return {data.data() + r * cols, static_cast<std::size_t>(cols)};
+  std::span<const float> data; // rows * cols elements, row-major
+  std::vector<float> storage;  // the regrouped elements when `data` could not be a view
+
+  TileRows() = default;
+  TileRows(TileRows &&) = default; // a moved vector keeps its buffer, so `data` stays valid
+  TileRows &operator=(TileRows &&) = default;
+  TileRows(const TileRows &) = delete;
+  TileRows &operator=(const TileRows &) = delete;
+
+  static TileRows view(std::span<const float> values, int64_t rows, int64_t cols) {
+    TileRows t;
+    t.rows = rows;
+    t.cols = cols;
+    t.data = values;
+    return t;
   }
+  static TileRows owning(std::vector<float> values, int64_t rows, int64_t cols) {
+    TileRows t;
+    t.rows = rows;
+    t.cols = cols;
+    t.storage = std::move(values);
+    t.data = t.storage;
+    return t;
+  }
+  std::span<const float> row(int64_t r) const { return data.subspan(static_cast<std::size_t>(r * cols), static_cast<std::size_t>(cols)); }
 };
 
-// `values` is a row-major float tensor of `shape`.
+// `values` is a row-major float tensor of `shape`; the result may view it (see TileRows).
 TileRows toRows(std::span<const float> values, const std::vector<int64_t> &shape, const Tiling &tiling);
 
 // How many parameters the tiling gives a tensor of `shape` (the rows of toRows).

@@ -136,6 +136,12 @@ struct TensorData {
 
   // Same storage, same view. This is what "shared weight" means for the serializer.
   bool sameView(const TensorData &other) const;
+
+  // For a reader done with a large constant: when the view's bytes are mapped from a file, their
+  // pages leave this process's resident set (the page cache keeps them and the next read maps
+  // them back). A no-op for owned memory. Layer-wise calibration and the weight quantizers call
+  // it so a model larger than RAM never has all its weights resident at once.
+  void releasePages() const;
 };
 
 } // namespace tico
