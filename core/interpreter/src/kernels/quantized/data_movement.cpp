@@ -40,7 +40,7 @@ std::string checkSameQParams(const OpSignature &op) {
 
 void registerQuantizedDataMovement(KernelTable &table) {
   using B = circle::BuiltinOperator;
-  for (B op : {B::RESHAPE, B::SQUEEZE, B::EXPAND_DIMS, B::TRANSPOSE, B::GATHER, B::GATHER_ND, B::SLICE,
+  for (B op : {B::RESHAPE, B::SQUEEZE, B::EXPAND_DIMS, B::TRANSPOSE, B::GATHER_ND, B::SLICE,
                B::STRIDED_SLICE, B::SPLIT, B::SPLIT_V, B::UNPACK, B::PACK, B::TILE, B::BROADCAST_TO, B::REVERSE_V2,
                B::PAD, B::PADV2, B::MIRROR_PAD, B::RESIZE_NEAREST_NEIGHBOR, B::SHAPE}) {
     const KernelInfo *plain = table.find(static_cast<int32_t>(op));

@@ -12,8 +12,10 @@ void registerQuantizedKernels(KernelTable &table) {
   registerQuantizedDepthwiseConv2D(table);
   registerQuantizedElementwise(table);
   registerQuantizedFullyConnected(table);
+  registerQuantizedGather(table);
   registerQuantizedMean(table);
   registerQuantizedPool(table);
+  registerQuantizedRmsNorm(table);
   registerQuantizedSoftmax(table);
 }
 

@@ -15,8 +15,10 @@ void registerQuantizedDataMovement(KernelTable &table);
 void registerQuantizedDepthwiseConv2D(KernelTable &table);
 void registerQuantizedElementwise(KernelTable &table);
 void registerQuantizedFullyConnected(KernelTable &table);
+void registerQuantizedGather(KernelTable &table);
 void registerQuantizedMean(KernelTable &table);
 void registerQuantizedPool(KernelTable &table);
+void registerQuantizedRmsNorm(KernelTable &table);
 void registerQuantizedSoftmax(KernelTable &table);
 
 } // namespace tico::interp
