@@ -12,9 +12,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
-#include <cstring>
-#include <unistd.h>
 
 namespace tico::run {
 namespace {
@@ -109,22 +106,6 @@ std::string encodingsJson(const CircleModel &model, const std::vector<QuantizerM
     reported.push_back({{"subject", m.subject}, {"metric", m.metric}, {"value", m.value}});
   doc["metrics"] = std::move(reported);
   return doc.dump(1) + "\n";
-}
-
-void writeTextFile(const std::string &path, const std::string &what, const std::string &text) {
-  writeFileSafely(path, what, [&](int fd) {
-    const char *data = text.data();
-    std::size_t size = text.size();
-    while (size > 0) {
-      const ssize_t n = ::write(fd, data, size);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        throw Error("cannot write " + what + " '" + path + "': " + std::strerror(errno));
-      data += n;
-      size -= static_cast<std::size_t>(n);
-    }
-  });
 }
 
 } // namespace tico::run

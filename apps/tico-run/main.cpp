@@ -216,7 +216,7 @@ int run(int argc, char **argv) {
   if (!encodings_path.empty()) {
     const std::string json = tico::run::encodingsJson(*result.model, result.quantizer_metrics, output);
     tico::writeCircleFile(*result.model, output);
-    tico::run::writeTextFile(encodings_path, "encodings file", json);
+    tico::writeTextFile(encodings_path, "encodings file", json);
   }
 
   if (do_evaluate)
@@ -226,7 +226,7 @@ int run(int argc, char **argv) {
     if (output.empty())
       std::cout << text;
     else
-      tico::run::writeTextFile(output, "textual IR file", text);
+      tico::writeTextFile(output, "textual IR file", text);
   }
   if (time_passes) {
     std::cerr << "phase timings:\n";

@@ -25,9 +25,6 @@ void evaluate(const Registry &registry, const Graph &graph, const EvaluateReques
 // The versioned JSON of every quantized tensor of `model` (tico-run --encodings).
 std::string encodingsJson(const CircleModel &model, const std::vector<QuantizerMetric> &metrics,
                           const std::string &model_file);
-// Writes `text` atomically, like Circle files: never a partial file. `what` names the file in
-// errors ("textual IR file").
-void writeTextFile(const std::string &path, const std::string &what, const std::string &text);
 
 // .tico_tmp/session_<timestamp>, the default folder for graph pictures.
 std::string defaultGraphDumpDir();

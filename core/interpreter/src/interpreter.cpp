@@ -9,6 +9,7 @@
 
 #include "tico/support/error.h"
 
+#include <chrono>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -155,6 +156,8 @@ std::shared_ptr<const CircleModel> withoutMxTypes(std::shared_ptr<const CircleMo
 struct CircleInterpreter::Impl final : interp::SubgraphRunner {
   std::shared_ptr<const CircleModel> model;
   std::vector<CompiledSubgraph> subgraphs;
+  // Set for the duration of a profiled run (one run at a time per instance).
+  mutable std::vector<OperatorTime> *times = nullptr;
 
   explicit Impl(std::shared_ptr<const CircleModel> m);
   std::vector<Tensor> runSubgraph(uint32_t index, std::vector<Tensor> inputs) const override;
@@ -265,7 +268,14 @@ std::vector<Tensor> CircleInterpreter::Impl::runSubgraph(uint32_t index, std::ve
     interp::OpSignature signature(*model, graph, op);
     try {
       interp::KernelContext kernel_context(signature, std::move(args), outputs, *this);
-      step.kernel->run(kernel_context);
+      if (times == nullptr) {
+        step.kernel->run(kernel_context);
+      } else {
+        const auto start = std::chrono::steady_clock::now();
+        step.kernel->run(kernel_context);
+        const std::chrono::duration<double> spent = std::chrono::steady_clock::now() - start;
+        times->push_back({index, static_cast<uint32_t>(o), step.name, spent.count()});
+      }
     } catch (const Error &error) {
       throw Error(context() + ": " + error.what());
     } catch (const std::bad_alloc &) {
@@ -383,6 +393,17 @@ std::vector<CircleTensorInfo> CircleInterpreter::inputs(uint32_t subgraph) const
 
 std::vector<CircleTensorInfo> CircleInterpreter::outputs(uint32_t subgraph) const {
   return interfaceInfo(*impl_->model, subgraph, &CircleSubGraph::outputs);
+}
+
+std::vector<std::shared_ptr<const TensorData>>
+CircleInterpreter::run(const std::vector<std::shared_ptr<const TensorData>> &inputs, uint32_t subgraph,
+                       std::vector<OperatorTime> &times) const {
+  struct Reset {
+    Impl &impl;
+    ~Reset() { impl.times = nullptr; }
+  } reset{*impl_};
+  impl_->times = &times;
+  return run(inputs, subgraph);
 }
 
 std::vector<std::shared_ptr<const TensorData>>

@@ -242,4 +242,20 @@ void writeFileSafely(const std::string &path, const std::string &what, const std
   temporary.commit(mode);
 }
 
+void writeTextFile(const std::string &path, const std::string &what, const std::string &text) {
+  writeFileSafely(path, what, [&](int fd) {
+    const char *data = text.data();
+    std::size_t size = text.size();
+    while (size > 0) {
+      const ssize_t n = ::write(fd, data, size);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        throw Error("cannot write " + what + " '" + path + "': " + std::strerror(errno));
+      data += n;
+      size -= static_cast<std::size_t>(n);
+    }
+  });
+}
+
 } // namespace tico

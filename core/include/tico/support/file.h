@@ -41,4 +41,7 @@ void checkOutputTarget(const std::string &output, const std::vector<std::string>
 // messages: "cannot write <what> '<path>': ...". On failure nothing replaces the target.
 void writeFileSafely(const std::string &path, const std::string &what, const std::function<void(int fd)> &write);
 
+// writeFileSafely for text held in memory (reports, JSON side files, textual IR).
+void writeTextFile(const std::string &path, const std::string &what, const std::string &text);
+
 } // namespace tico

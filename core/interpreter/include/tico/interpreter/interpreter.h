@@ -20,6 +20,16 @@
 
 namespace tico {
 
+// Where the time of one run went, operator by operator (tico-circle bench). Operators of a
+// subgraph that IF/WHILE call are listed too, once per execution, and their time is also part
+// of the calling operator's.
+struct OperatorTime {
+  uint32_t subgraph = 0;
+  uint32_t index = 0;  // operator index in its subgraph
+  std::string op;      // builtin name, e.g. FULLY_CONNECTED
+  double seconds = 0;  // wall time of the kernel
+};
+
 class CircleInterpreter {
 public:
   // Checks every operator against the kernels it has; throws tico::Error listing all
@@ -37,6 +47,9 @@ public:
   // order, as owned contiguous tensors. Thread-compatible: one run at a time per instance.
   std::vector<std::shared_ptr<const TensorData>>
   run(const std::vector<std::shared_ptr<const TensorData>> &inputs, uint32_t subgraph = 0) const;
+  // The same, appending every operator's time to `times` (in execution order).
+  std::vector<std::shared_ptr<const TensorData>> run(const std::vector<std::shared_ptr<const TensorData>> &inputs,
+                                                     uint32_t subgraph, std::vector<OperatorTime> &times) const;
 
 private:
   struct Impl;
