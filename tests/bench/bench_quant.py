@@ -631,7 +631,12 @@ def print_table(report: dict) -> None:
     head = ("run", "wall s", "peak RSS MiB", "error ratio min/med/max (n > 0.8)", "logits SQNR dB")
     widths = [max(len(str(r[i])) for r in [head, *rows]) for i in range(len(head))]
     print()
-    print(f"model: Llama-style {report.get('size')}, {report.get('params', 0) / 1e6:.1f} M params; "
+    models = []
+    if report.get("params"):
+        models.append(f"Llama-style {report.get('size')}, {report['params'] / 1e6:.1f} M params")
+    if report.get("large", {}).get("params"):
+        models.append(f"Llama-style 1b, {report['large']['params'] / 1e6:.1f} M params")
+    print(f"model: {'; '.join(models) or '-'}; "
           f"calibration {report['calibration']['batches']} x [1, {report['calibration']['seq']}]")
     for r in [head, tuple("-" * w for w in widths), *rows]:
         print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)))
