@@ -37,6 +37,20 @@ bool integerType(circle::TensorType type, int &bits, bool &is_signed) {
   }
 }
 
+// The float32 values of constant tensor `name` in `graph` (empty when there is none).
+std::vector<float> constantFloats(const CircleModel &model, const CircleSubGraph &graph, const std::string &name) {
+  for (const CircleTensor &t : graph.tensors) {
+    if (t.name != name || t.type != circle::TensorType::FLOAT32 || t.buffer == 0 || t.buffer >= model.buffers.size() ||
+        !model.buffers[t.buffer].data)
+      continue;
+    const TensorData &data = *model.buffers[t.buffer].data;
+    std::vector<float> out(data.nbytes() / sizeof(float));
+    data.copyContiguousTo(reinterpret_cast<std::byte *>(out.data()));
+    return out;
+  }
+  return {};
+}
+
 nlohmann::ordered_json floats(const std::vector<float> &values) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (float v : values)
@@ -85,6 +99,29 @@ std::string encodingsJson(const CircleModel &model, const std::vector<QuantizerM
       if (integerType(tensor.type, bits, is_signed)) {
         e["bits"] = bits;
         e["signed"] = is_signed;
+      }
+      // Grouped weights (quant::dequantizedWeight with per-block parameters) are codes with
+      // scale 1 read through '<weight>_group_scales' / '_group_zero_points' tables [rows,
+      // groups, 1]: report the groups' parameters, which are the weight's real encoding.
+      const std::string suffix = "_codes";
+      if (constant && q.scale.size() == 1 && q.scale[0] == 1.0f && tensor.shape.size() == 2 &&
+          tensor.name.size() > suffix.size() && tensor.name.ends_with(suffix)) {
+        const std::string base = tensor.name.substr(0, tensor.name.size() - suffix.size());
+        const std::vector<float> scales = constantFloats(model, graph, base + "_group_scales");
+        const std::vector<float> zeros = constantFloats(model, graph, base + "_group_zero_points");
+        const auto rows = static_cast<std::size_t>(tensor.shape[0]);
+        if (!scales.empty() && scales.size() == zeros.size() && rows > 0 && scales.size() % rows == 0 &&
+            tensor.shape[1] % static_cast<int32_t>(scales.size() / rows) == 0) {
+          std::vector<int64_t> zero_points(zeros.begin(), zeros.end());
+          e["symmetric"] = is_signed && std::all_of(zero_points.begin(), zero_points.end(), [](int64_t z) { return z == 0; });
+          e["granularity"] = "per-block";
+          e["axis"] = 1;
+          e["block_size"] = tensor.shape[1] / static_cast<int32_t>(scales.size() / rows);
+          e["scale"] = floats(scales);
+          e["zero_point"] = zero_points;
+          tensors.push_back(std::move(e));
+          continue;
+        }
       }
       const bool all_zero = std::all_of(q.zero_point.begin(), q.zero_point.end(), [](int64_t z) { return z == 0; });
       e["symmetric"] = is_signed && all_zero;

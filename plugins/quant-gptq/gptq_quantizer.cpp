@@ -43,7 +43,7 @@ std::vector<OptionSpec> GptqSettings::specs() {
       {"block_size", OptionType::Int, int64_t{128}, "columns per lazy update block (speed only)"},
       {"act_order", OptionType::Bool, true, "quantize columns by decreasing diag(H), as the original"},
       {"group_size", OptionType::Int, int64_t{-1},
-       "-1: one grid per channel; > 0: per group of columns (per-block weights, which Circle cannot hold)"},
+       "-1: one grid per output channel; > 0: per output channel and group of this many input columns (linear layers; written as DEQUANTIZE, RESHAPE, SUB, MUL)"},
       {"static_groups", OptionType::Bool, false, "fit every group grid on the original weights first"},
       {"inputs_from", OptionType::String, std::string("quantized"),
        "what later layers calibrate on: 'quantized' (earlier layers' GPTQ weights) or 'float'"},
@@ -78,6 +78,12 @@ GptqSettings GptqSettings::from(const Options &o) {
     throw Error("gptq: group_size must be -1 or positive, got " + std::to_string(group));
   s.solver.group_size = static_cast<int>(group);
   s.solver.static_groups = o.getBool("static_groups");
+  // act_order visits columns by decreasing Hessian diagonal, so dynamic groups would gather
+  // scattered columns; a file stores blocks of consecutive columns. Said before calibration.
+  if (group > 0 && s.solver.act_order && !s.solver.static_groups)
+    throw Error("gptq: group_size " + std::to_string(group) +
+                " with act_order needs static_groups: true (groups of consecutive columns, fitted on the "
+                "original weights) or act_order: false");
   const std::string &from = o.getString("inputs_from");
   if (from != "quantized" && from != "float")
     throw Error("gptq: inputs_from must be 'quantized' or 'float', got '" + from + "'");
@@ -158,9 +164,13 @@ std::vector<ConstantOverride> GptqQuantizer::layer(const Node &node, QuantizeCon
   } catch (const std::exception &e) {
     throw Error("gptq: node '" + node.name() + "': " + e.what());
   }
-  if (layer.circle.group_size > 0)
+  // Groups are written as blocks of consecutive input columns of an [out, in] weight; a
+  // convolution's weight in the file (OHWI) does not keep the solver's feature order, so its
+  // groups would not be contiguous there.
+  if (layer.circle.group_size > 0 && layer.shape.kind != LayerShape::Kind::Linear)
     throw Error("gptq: node '" + node.name() + "': group_size " + std::to_string(layer.circle.group_size) +
-                " gives per-block weights, which Circle's QuantizationParameters cannot hold; use group_size: -1");
+                " applies to linear layers only (a convolution's groups are not contiguous in its stored "
+                "weight); use group_size: -1 for convolutions (an override per node)");
   const gptq::CodeMatrix codes =
       layer.circle.is_signed ? gptq::toSignedCodes(result.codes, layer.circle.bits) : result.codes;
   const std::vector<int32_t> ordered =
@@ -199,7 +209,11 @@ bool GptqQuantizer::convert(Graph &graph, QuantizeContext &) {
     if (node == nullptr)
       throw Error("gptq: node '" + layer.node + "' is gone before convert");
     quant::Encoding encoding = quant::gridOf(layer.circle.bits, layer.circle.is_signed);
-    encoding.params.axis = 0; // one grid per output channel (the weight's first dimension in every layout)
+    // One grid per output channel (the weight's first dimension in every layout), or per output
+    // channel and group of group_size input columns (linear weights [out, in]).
+    encoding.params.axis = layer.circle.group_size > 0 ? 1 : 0;
+    if (layer.circle.group_size > 0)
+      encoding.params.block_size = layer.circle.group_size;
     encoding.params.scale = layer.circle.scale;
     encoding.params.zero_point = layer.circle.zero_point;
     auto data = std::make_shared<TensorData>(

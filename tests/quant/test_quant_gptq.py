@@ -168,3 +168,87 @@ def test_memory_budget_offloads_and_gives_the_same_file(converted, tico_run) -> 
                           capture_output=True, text=True)
     assert tiny.returncode == 1 and "raise calibration.memory_budget" in tiny.stderr, tiny.stderr
     assert not (converted["work"] / "tiny.circle").exists()
+
+
+GROUP = 32
+GROUP_RECIPE = f"""schema: tico.pipeline/v1
+stages:
+  - name: gptq-groups
+    kind: quantize
+    passes:
+      - name: gptq
+        options: {{bits: 4, act_order: false, group_size: {GROUP}, block_size: {GROUP}, quantize_lm_head: true}}
+"""
+
+
+def _grouped_weight(circle: Path, rows: int, columns: int) -> np.ndarray:
+    """The [rows, columns] weight written as 4-bit codes (scale 1) plus per-group scales and zero points."""
+    model = read_circle(circle)
+    groups = columns // GROUP
+
+    def constant(name_end: str, shape: tuple) -> object:
+        found = [t for t in model.tensors if t.is_constant and t.name.endswith(name_end) and t.shape == shape]
+        assert len(found) == 1, (name_end, shape, [t.describe() for t in model.tensors])
+        return found[0]
+
+    codes_tensor = constant("_codes", (rows, columns))
+    assert codes_tensor.type == "UINT4" and list(codes_tensor.quant.scale) == [1.0], codes_tensor.describe()
+    raw = np.frombuffer(codes_tensor.data, dtype=np.uint8)
+    codes = np.stack([raw & 0x0F, raw >> 4], axis=1).reshape(-1)[: rows * columns].reshape(rows, groups, GROUP)
+    scales = np.frombuffer(constant("_group_scales", (rows, groups, 1)).data, dtype=np.float32).reshape(rows, groups, 1)
+    zeros = np.frombuffer(constant("_group_zero_points", (rows, groups, 1)).data, dtype=np.float32).reshape(rows, groups, 1)
+    return ((codes.astype(np.float32) - zeros) * scales).reshape(rows, columns)
+
+
+def test_groups_match_the_original_and_run(converted, tico_run, tico_circle, tmp_path) -> None:
+    """group_size: one grid per output channel and group of 32 input columns, written as 4-bit
+    codes and group tables; the first layer equals the original's GPTQ with the same groups, and
+    the file runs on the built-in runtime exactly like PyTorch with those weights."""
+    recipe = tmp_path / "groups.yaml"
+    recipe.write_text(GROUP_RECIPE)
+    circle = tmp_path / "groups.circle"
+    base = converted["base"]
+    encodings = tmp_path / "groups.json"
+    subprocess.run([base[0], "--quant", str(recipe)] + base[3:] + ["-o", str(circle), "--encodings", str(encodings)],
+                   check=True, capture_output=True, text=True)
+    grouped = [e for e in json.loads(encodings.read_text())["tensors"] if e.get("granularity") == "per-block"]
+    assert sorted((len(e["scale"]), e["block_size"], e["axis"]) for e in grouped) == \
+        sorted([(HIDDEN * IN // GROUP, GROUP, 1), (OUT * HIDDEN // GROUP, GROUP, 1)]), grouped
+
+    layer = torch.nn.Linear(IN, HIDDEN)
+    layer.load_state_dict(converted["model"].fc1.state_dict())
+    original = gptq_module.GPTQ(layer)
+    original.quantizer.configure(4, perchannel=True, sym=False, mse=None)
+    with torch.no_grad():
+        for x in converted["calibration"]:
+            original.add_batch(x, None)
+        original.fasterquant(blocksize=GROUP, percdamp=0.01, groupsize=GROUP, actorder=False, static_groups=False)
+    expected = layer.weight.detach().numpy()
+    ours = _grouped_weight(circle, HIDDEN, IN)
+    same = np.isclose(ours, expected, rtol=0, atol=1e-6 * np.abs(expected).max())
+    print(f"fc1 with groups of {GROUP}: {same.mean() * 100:.3f} % identical to the original, "
+          f"max |dw| {np.abs(ours - expected).max():.3g}")
+    assert same.mean() >= 0.999
+
+    # The file computes what PyTorch computes with the dequantized weights of both layers.
+    model = Mlp().eval()
+    model.load_state_dict(converted["model"].state_dict())
+    with torch.no_grad():
+        model.fc1.weight.copy_(torch.from_numpy(ours))
+        model.fc2.weight.copy_(torch.from_numpy(_grouped_weight(circle, OUT, HIDDEN)))
+        x = _batches(11, 1)[0]
+        reference = model(x).numpy()
+    got = _run(tico_circle, circle, x.numpy(), tmp_path / "run")
+    np.testing.assert_allclose(got, reference, rtol=1e-5, atol=1e-5)
+    # 4-bit codes plus one scale and zero point per 32 weights, not float32 weights.
+    assert circle.stat().st_size < 0.4 * 4 * (IN * HIDDEN + HIDDEN * OUT)
+
+
+def test_groups_with_act_order_need_static_groups(converted, tmp_path) -> None:
+    recipe = tmp_path / "bad.yaml"
+    recipe.write_text(GROUP_RECIPE.replace("act_order: false", "act_order: true"))
+    base = converted["base"]
+    run = subprocess.run([base[0], "--quant", str(recipe)] + base[3:] + ["-o", str(tmp_path / "bad.circle")],
+                         capture_output=True, text=True)
+    assert run.returncode != 0 and "needs static_groups: true" in run.stderr, run.stderr
+    assert not (tmp_path / "bad.circle").exists()

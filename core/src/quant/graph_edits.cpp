@@ -8,6 +8,7 @@ namespace tico::quant {
 namespace {
 
 namespace qd = tico::ops::quantized_decomposed;
+namespace aten = tico::ops::aten;
 
 // The first node of the graph that reads `value` (the new nodes go right before it, which
 // keeps definitions ahead of uses without knowing where the value was defined).
@@ -63,6 +64,49 @@ Value *quantizeActivation(Graph &graph, Value &value, const Encoding &encoding) 
   return dequantize->output();
 }
 
+namespace {
+
+// A [rows, columns] weight with one grid per row and group of `block` consecutive columns
+// (QuantParams per block along axis 1, scales row-major [rows][columns / block]). Circle's
+// QuantizationParameters hold one scale per tensor or per channel, so the groups are spelled out
+// as ops every runtime has: the codes are dequantized with scale 1 (exact integers in float),
+// viewed as [rows, groups, block], shifted by the zero points and scaled per group, and viewed
+// back. The weight stays 4/8-bit in the file; its float form exists only while the model runs.
+Value *groupDequantized(Graph &graph, Node &node, const Value &weight, Value *stored, const Encoding &encoding) {
+  const QuantParams &q = encoding.params;
+  const std::vector<int64_t> &sizes = weight.constant()->sizes;
+  if (sizes.size() != 2 || *q.axis != 1 || *q.block_size <= 0 || sizes[1] % *q.block_size != 0)
+    throw Error("node '" + node.name() + "': per-block weights are written for 2-D weights with blocks of columns "
+                "(axis 1) that divide the column count; '" + weight.name() + "' does not fit");
+  const int64_t rows = sizes[0], block = *q.block_size, groups = sizes[1] / block;
+  if (static_cast<int64_t>(q.scale.size()) != rows * groups || q.zero_point.size() != q.scale.size())
+    throw Error("node '" + node.name() + "': '" + weight.name() + "' needs " + std::to_string(rows * groups) +
+                " scales and zero points (one per row and group), got " + std::to_string(q.scale.size()));
+  const std::string base = weight.name();
+  Node *codes = graph.createNode(qd::dequantize_per_tensor_default.key(),
+                                 {Argument::value(stored), Argument::real(1.0), Argument::integer(0),
+                                  Argument::integer(encoding.quant_min), Argument::integer(encoding.quant_max),
+                                  Argument::scalarType(encoding.storage)},
+                                 DType::Float32, weight.shape(), &node, base + "_dq_codes");
+  const Shape grouped = staticShape({rows, groups, block});
+  Node *view = graph.createNode(aten::reshape_default.key(), {Argument::value(codes->output()), Argument::ints({rows, groups, block})},
+                                DType::Float32, grouped, &node, base + "_dq_groups");
+  std::vector<float> zero_points(q.zero_point.begin(), q.zero_point.end());
+  Value *zps = graph.addConstant(base + "_group_zero_points",
+                                 std::make_shared<TensorData>(TensorData::fromVector(DType::Float32, {rows, groups, 1}, zero_points)));
+  Value *scales = graph.addConstant(base + "_group_scales",
+                                    std::make_shared<TensorData>(TensorData::fromVector(DType::Float32, {rows, groups, 1}, q.scale)));
+  Node *centred = graph.createNode(aten::sub_Tensor.key(), {Argument::value(view->output()), Argument::value(zps)},
+                                   DType::Float32, grouped, &node, base + "_dq_centred");
+  Node *scaled = graph.createNode(aten::mul_Tensor.key(), {Argument::value(centred->output()), Argument::value(scales)},
+                                  DType::Float32, grouped, &node, base + "_dq_scaled");
+  Node *back = graph.createNode(aten::reshape_default.key(), {Argument::value(scaled->output()), Argument::ints(sizes)},
+                                DType::Float32, weight.shape(), &node, base + "_dq");
+  return back->output();
+}
+
+} // namespace
+
 Value *dequantizedWeight(Graph &graph, Node &node, std::string_view arg, std::shared_ptr<const TensorData> codes,
                          const Encoding &encoding) {
   const Argument &current = node.arg(arg);
@@ -81,9 +125,10 @@ Value *dequantizedWeight(Graph &graph, Node &node, std::string_view arg, std::sh
                                    Argument::integer(q.zero_point.at(0)), Argument::integer(encoding.quant_min),
                                    Argument::integer(encoding.quant_max), Argument::scalarType(encoding.storage)},
                                   DType::Float32, weight.shape(), &node, weight.name() + "_dq");
+  } else if (q.isPerBlock()) {
+    node.setArg(arg, Argument::value(groupDequantized(graph, node, weight, stored, encoding)));
+    return node.input(arg);
   } else {
-    if (q.isPerBlock())
-      throw Error("node '" + node.name() + "': per-block weights have no dequantize node here");
     const auto channels = static_cast<int64_t>(q.scale.size());
     Value *scales = graph.addConstant(weight.name() + "_scales",
                                       std::make_shared<TensorData>(TensorData::fromVector(DType::Float32, {channels}, q.scale)));

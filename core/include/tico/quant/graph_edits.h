@@ -34,8 +34,11 @@ Value *quantizeActivation(Graph &graph, Value &value, const Encoding &encoding);
 
 // Makes argument `arg` of `node` (a float constant: the weight) read `codes` (an integer
 // tensor of the same shape, `encoding.storage`) through dequantize_per_tensor or
-// dequantize_per_channel. Other readers of the float constant keep it. Returns the
-// dequantize's output.
+// dequantize_per_channel. Per-block parameters (a 2-D weight, blocks of columns: axis 1, one
+// scale and zero point per row and block, row-major) become a dequantize with scale 1 followed
+// by reshape, sub and mul per block, since Circle tensors carry per-tensor or per-channel
+// parameters only. Other readers of the float constant keep it. Returns the float weight the
+// node now reads.
 Value *dequantizedWeight(Graph &graph, Node &node, std::string_view arg, std::shared_ptr<const TensorData> codes,
                          const Encoding &encoding);
 
