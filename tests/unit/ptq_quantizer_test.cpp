@@ -18,6 +18,7 @@ namespace {
 
 using namespace evaltest;
 namespace qd = tico::ops::quantized_decomposed;
+namespace aten = tico::ops::aten;
 
 using testing_support::VectorSource;
 
@@ -241,13 +242,40 @@ TEST(PtqConfigTest, OverrideSyntax) {
   EXPECT_FALSE(globMatch("*.norm*", "normal"));
 }
 
-TEST_F(PtqQuantizerTest, PerBlockWeightsAreRefusedBeforeCalibration) {
+TEST_F(PtqQuantizerTest, PerBlockWeightsAreCodesThroughGroupTablesAndTheOpStaysFloat) {
+  build();
+  // fc's [2, 3] weight in one block of 3 columns per row: the same grids as per channel, written
+  // as codes (dequantized with scale 1) shifted and scaled by [2, 1, 1] tables.
+  PtqQuantizer q(configOf({{"overrides", std::vector<std::string>{"fc:granularity=per-block,block_size=3"}}}));
+  ASSERT_TRUE(run(q));
+  const Node *fc = nodesOf(g, aten::linear_default).at(0);
+  const Node *back = fc->input(1)->producer();
+  ASSERT_NE(back, nullptr);
+  EXPECT_EQ(back->opId(), aten::reshape_default);
+  const Node *scaled = back->input(0)->producer();
+  ASSERT_EQ(scaled->opId(), aten::mul_Tensor);
+  const std::vector<float> scales = valuesOf(*scaled->input(1)->constant());
+  ASSERT_EQ(scales.size(), 2u);
+  EXPECT_EQ(scales[0], 1.5f / 255.0f); // row 0 [0.5, -1, 0.25], as per channel
+  const Node *centred = scaled->input(0)->producer();
+  ASSERT_EQ(centred->opId(), aten::sub_Tensor);
+  EXPECT_EQ(valuesOf(*centred->input(1)->constant())[0], 170.0f);
+  // fc reads a weight computed at run time: it stays a float op, its input is not quantized.
+  for (const Node *n : nodesOf(g, qd::quantize_per_tensor_default))
+    EXPECT_NE(n->input(0)->name(), "x") << "fc's input was quantized";
+  // fc2 keeps its per-channel uint8 weight and stays quantized.
+  EXPECT_EQ(nodesOf(g, qd::dequantize_per_channel_default).size(), 1u);
+}
+
+TEST_F(PtqQuantizerTest, PerBlockSizeMustDivideTheColumnsAndIsRefusedBeforeCalibration) {
   build();
   PtqQuantizer q(configOf({{"granularity", std::string("per-block")}, {"block_size", int64_t{3}}}));
   CalibrationPlan plan;
   QuantizeContext context(atenEval()->registry, 0);
   const std::string message = errorOf([&] { q.prepare(g, plan, context); });
-  EXPECT_NE(message.find("per-block weights cannot be written into the graph"), std::string::npos) << message;
+  // fc2's [2, 2] weight cannot be cut into blocks of 3 columns.
+  EXPECT_NE(message.find("weight of node 'fc2': block_size 3 does not divide the 2 input columns"), std::string::npos)
+      << message;
 }
 
 } // namespace

@@ -17,7 +17,7 @@ std::vector<OptionSpec> optionSpecs() {
        "auto (signed: symmetric, unsigned: asymmetric), symmetric, asymmetric; unsigned + symmetric is an error"},
       {"weight_scheme", OptionType::String, std::string("auto"), "as activation_scheme, for weights"},
       {"granularity", OptionType::String, std::string("per-channel"),
-       "weight granularity: per-channel (output channels), per-tensor; per-block is refused (no graph form)"},
+       "weight granularity: per-channel (output channels), per-tensor, per-block (2-D weights: blocks of block_size input columns per output row; the op stays float)"},
       {"block_size", OptionType::Int, int64_t{32}, "tile length of per-block weights"},
       {"estimator", OptionType::String, std::string("minmax"), "activation range estimator: " + estimator_list},
       {"weight_estimator", OptionType::String, std::string("minmax"), "weight range estimator (same names)"},

@@ -144,6 +144,10 @@ private:
     const NodeConfig &c = configs_.of(node);
     if (c.skip || c.act_dtype == "none" || node.numOutputs() != 1 || !isActivation(node.output()))
       return false;
+    // A per-block weight is computed from its codes at run time (no integer kernel takes it):
+    // the op stays float and only its weight is quantized.
+    if (weightOf(node) && c.weight_granularity == "per-block")
+      return false;
     auto inputs = activationInputs(node);
     if (!inputs)
       return false;

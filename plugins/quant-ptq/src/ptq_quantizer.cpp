@@ -12,6 +12,8 @@ namespace {
 Tiling weightTiling(const NodeConfig &c, int64_t channel_axis) {
   if (c.weight_granularity == "per-tensor")
     return Tiling::perTensor();
+  if (c.weight_granularity == "per-block") // blocks of input columns of a 2-D [out, in] weight
+    return Tiling::perBlock(1, c.block_size, channel_axis);
   return Tiling::perChannel(channel_axis);
 }
 
@@ -30,6 +32,13 @@ std::shared_ptr<const TensorData> quantizeCodes(DType dtype, const std::vector<i
     codes[i] = static_cast<T>(quantizeCode(values[i], p, grid));
   }
   return std::make_shared<const TensorData>(TensorData::fromBytes(dtype, shape, std::move(bytes)));
+}
+
+std::string shapeText(const std::vector<int64_t> &sizes) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < sizes.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(sizes[i]);
+  return text + "]";
 }
 
 } // namespace
@@ -63,10 +72,18 @@ void PtqQuantizer::prepare(const Graph &graph, CalibrationPlan &plan, QuantizeCo
   for (const WeightSite &site : placement.weights) {
     const NodeConfig &c = configs.of(*site.node);
     const std::string context = "quantizer 'ptq', weight of node '" + site.node->name() + "'";
-    if (c.weight_granularity == "per-block")
-      throw Error(context + ": per-block weights cannot be written into the graph (quantized_decomposed has no "
-                            "per-block dequantize and Circle files here carry per-tensor or per-channel "
-                            "parameters); use per-channel or per-tensor");
+    if (c.weight_granularity == "per-block") {
+      // Written as codes read through per-block tables (quant::dequantizedWeight): a 2-D
+      // [out, in] weight cut into blocks of consecutive input columns, one grid per row and block.
+      const Value *weight = site.node->input(site.arg);
+      const std::vector<int64_t> sizes = weight && weight->isConstant() ? weight->constant()->sizes : std::vector<int64_t>{};
+      if (sizes.size() != 2 || site.channel_axis != 0)
+        throw Error(context + ": per-block weights are blocks of input columns of a 2-D [out, in] weight (linear, "
+                              "embedding); this weight has shape " + shapeText(sizes) + "; use per-channel here");
+      if (sizes[1] % c.block_size != 0)
+        throw Error(context + ": block_size " + std::to_string(c.block_size) + " does not divide the " +
+                    std::to_string(sizes[1]) + " input columns of the weight");
+    }
     const EstimatorEntry &entry = findEstimator(c.weight_estimator);
     if (entry.per_tensor_only && c.weight_granularity != "per-tensor")
       throw Error(context + ": range estimator '" + entry.name + "' works per tensor only; the weight is " +
@@ -152,11 +169,17 @@ bool PtqQuantizer::quantizeWeight(Graph &graph, const Weight &w) {
     encoding.params.scale.push_back(p.scale);
     encoding.params.zero_point.push_back(p.zero_point);
   }
+  const bool per_block = tiling.kind == Tiling::Kind::PerBlock;
   if (!per_tensor)
     encoding.params.axis = tiling.axis;
-  // Codes in the weight's own layout: element i belongs to channel (i / inner) % channels.
+  if (per_block)
+    encoding.params.block_size = tiling.block_size;
+  // Codes in the weight's own layout: element i belongs to channel (i / inner) % channels; for
+  // blocks of a 2-D weight, i / block is (row, block) in row-major order, the tiles' order.
   int64_t inner = 1;
-  if (!per_tensor)
+  if (per_block)
+    inner = tiling.block_size;
+  else if (!per_tensor)
     for (std::size_t d = static_cast<std::size_t>(tiling.axis) + 1; d < shape.size(); ++d)
       inner *= shape[d];
   std::shared_ptr<const TensorData> packed;
