@@ -578,16 +578,25 @@ def large(args, work: Path, report: dict) -> None:
     lw = work / "large"
     lw.mkdir(exist_ok=True)
     calib = token_batches(args.calib_batches, args.calib_seq, vocab, args.seed + 1)
+    held_out = token_batches(args.eval_batches, args.calib_seq, vocab, args.seed + 2)
     text, folder = write_calibration(calib, lw / "calibration")
     pt2 = lw / "model.pt2"
     try:
-        params, _, export_s = export_model("1b", args.max_positions, args.seed, args.calib_seq, pt2, None, [])
+        params, float_logits, export_s = export_model("1b", args.max_positions, args.seed, args.calib_seq, pt2, None,
+                                                      held_out)
         out.update(params=params, export_s=round(export_s, 1), pt2_mib=round(pt2.stat().st_size / MiB))
         print(f"large model: {params / 1e9:.3f} B parameters, exported in {export_s:.1f} s", flush=True)
         extra = ["--quant", str(args.recipe), "--calibration", calibration_argument(args, text, folder),
                  "--calibration-batches", str(args.calib_batches), "--memory-budget", args.memory_budget, "--no-progress"]
         out["gptq_w4a16"] = run_ours(args, "large_gptq_w4a16", pt2, lw / "gptq.circle", extra, lw, lw / "gptq.json")
         out["gptq_w4a16"]["error_ratio"] = error_ratio_stats(lw / "gptq.json")
+        checkpoint(args, report)
+        if not args.no_quality:
+            logits, seconds = run_interpreter(args, lw / "gptq.circle", held_out, lw / "interp")
+            out["gptq_w4a16"]["logits_sqnr_db"] = round(sqnr_db(float_logits, logits), 2)
+            out["gptq_w4a16"]["interpreter_s"] = round(seconds, 1)
+            print(f"[quality] large gptq_w4a16: logits SQNR {out['gptq_w4a16']['logits_sqnr_db']:.2f} dB "
+                  f"({seconds:.0f} s on the interpreter)", flush=True)
     except Exception as error:  # noqa: BLE001
         record_failure(report, "large", error)
     finally:
@@ -627,7 +636,8 @@ def print_table(report: dict) -> None:
     large_run = report.get("large", {}).get("gptq_w4a16")
     if large_run:
         rows.append((f"ours: 1B GPTQ-W4 A16, budget {report['large']['memory_budget']}", f"{large_run['wall_s']:.1f}",
-                     f"{large_run['peak_rss_mib']:.0f}", _ratio_cell(large_run.get("error_ratio")), "-"))
+                     f"{large_run['peak_rss_mib']:.0f}", _ratio_cell(large_run.get("error_ratio")),
+                     _fmt_db(large_run.get("logits_sqnr_db"))))
     head = ("run", "wall s", "peak RSS MiB", "error ratio min/med/max (n > 0.8)", "logits SQNR dB")
     widths = [max(len(str(r[i])) for r in [head, *rows]) for i in range(len(head))]
     print()
