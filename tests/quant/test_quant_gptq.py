@@ -109,7 +109,8 @@ def _dequantized_weight(circle: Path, rows: int, columns: int) -> np.ndarray:
     return (codes - t.quant.zero_point[:, None].astype(np.float32)) * t.quant.scale[:, None]
 
 
-def test_first_layer_matches_the_original(converted) -> None:
+def _original_first_layer(converted, blocksize: int, groupsize: int, actorder: bool) -> np.ndarray:
+    """fc1's weights after the original's GPTQ class on the same layer and calibration batches."""
     layer = torch.nn.Linear(IN, HIDDEN)
     layer.load_state_dict(converted["model"].fc1.state_dict())
     original = gptq_module.GPTQ(layer)
@@ -117,8 +118,13 @@ def test_first_layer_matches_the_original(converted) -> None:
     with torch.no_grad():
         for x in converted["calibration"]:
             original.add_batch(x, None)
-        original.fasterquant(blocksize=128, percdamp=0.01, groupsize=-1, actorder=True, static_groups=False)
-    expected = layer.weight.detach().numpy()
+        original.fasterquant(blocksize=blocksize, percdamp=0.01, groupsize=groupsize, actorder=actorder,
+                             static_groups=False)
+    return layer.weight.detach().numpy()
+
+
+def test_first_layer_matches_the_original(converted) -> None:
+    expected = _original_first_layer(converted, blocksize=128, groupsize=-1, actorder=True)
     ours = _dequantized_weight(converted["circle"], HIDDEN, IN)
     scale = np.abs(expected).max()
     same = np.isclose(ours, expected, rtol=0, atol=1e-6 * scale)
@@ -215,15 +221,7 @@ def test_groups_match_the_original_and_run(converted, tico_run, tico_circle, tmp
     assert sorted((len(e["scale"]), e["block_size"], e["axis"]) for e in grouped) == \
         sorted([(HIDDEN * IN // GROUP, GROUP, 1), (OUT * HIDDEN // GROUP, GROUP, 1)]), grouped
 
-    layer = torch.nn.Linear(IN, HIDDEN)
-    layer.load_state_dict(converted["model"].fc1.state_dict())
-    original = gptq_module.GPTQ(layer)
-    original.quantizer.configure(4, perchannel=True, sym=False, mse=None)
-    with torch.no_grad():
-        for x in converted["calibration"]:
-            original.add_batch(x, None)
-        original.fasterquant(blocksize=GROUP, percdamp=0.01, groupsize=GROUP, actorder=False, static_groups=False)
-    expected = layer.weight.detach().numpy()
+    expected = _original_first_layer(converted, blocksize=GROUP, groupsize=GROUP, actorder=False)
     ours = _grouped_weight(circle, HIDDEN, IN)
     same = np.isclose(ours, expected, rtol=0, atol=1e-6 * np.abs(expected).max())
     print(f"fc1 with groups of {GROUP}: {same.mean() * 100:.3f} % identical to the original, "
