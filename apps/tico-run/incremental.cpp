@@ -25,7 +25,8 @@ void addIncrementalStrategies(const Registry &registry, CircleModel &model, cons
   std::map<std::string, OptionValue> values{{"groups", request.groups},
                                             {"max_strategies", request.max_strategies},
                                             {"retained_budget", request.budget},
-                                            {"state_writes", request.state_writes}};
+                                            {"state_writes", request.state_writes},
+                                            {"example_inputs", request.example_inputs}};
   auto pass = entry->spec.create(Options::resolve(kPass, entry->spec.options, values));
   PassContext context(registry);
   try {

@@ -257,6 +257,8 @@ int run(int argc, char **argv) {
     if (!incremental_budget.empty())
       request.budget = static_cast<int64_t>(tico::parseByteSize(incremental_budget));
     request.state_writes.assign(state_writes->begin(), state_writes->end());
+    if (fs::path(input).extension() == ".pt2")
+      request.example_inputs = input;
     tico::run::addIncrementalStrategies(registry, *result.model, request);
     if (encodings_path.empty())
       tico::writeCircleFile(*result.model, output);

@@ -98,7 +98,8 @@ CompileReport compileIncremental(const Registry &registry, CircleModel &model, c
 
     packaged = model;
     emitCallables(packaged, package);
-    auto validation = validateStrategies(registry, options.runtime, packaged, groups, package, options.seed);
+    auto validation =
+        validateStrategies(registry, options.runtime, packaged, groups, package, options.seed, options.example_model);
     context.validation_inputs = validation.inputs_description;
     for (const auto &[index, reason] : validation.failed) {
       const Strategy &s = package.strategies[index];

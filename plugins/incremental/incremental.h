@@ -207,11 +207,13 @@ struct ValidationResult {
 
 // Runs every strategy of `package` as its ordered callables on `runtime_name` (a runtime of
 // `registry`) and compares its public outputs bitwise with subgraph 0's: the cache is first
-// filled from one seeded input set, then the strategy runs on a second set that differs only in
-// the groups it serves. `model` is the packaged model.
+// filled from one input set, then the strategy runs on a second set that differs only in the
+// groups it serves. The sets are seeded data (seed, seed + 1) and, when `example_model` names
+// a .pt2 archive whose example inputs fit subgraph 0's inputs (read by the calibration source
+// `example-inputs`), also seeded → example and example → seeded. `model` is the packaged model.
 ValidationResult validateStrategies(const Registry &registry, const std::string &runtime_name,
                                     const CircleModel &model, const InputGroups &groups, const Package &package,
-                                    uint64_t seed);
+                                    uint64_t seed, const std::string &example_model = {});
 
 // ---- Manifest (manifest.cpp) ----------------------------------------------------------------------
 
@@ -237,6 +239,7 @@ struct CompileOptions {
   PlanOptions plan;
   std::string runtime = "builtin";
   uint64_t seed = 20261204;
+  std::string example_model; // a .pt2 whose example inputs also validate ("" = seeded only)
 };
 
 struct CompileReport {

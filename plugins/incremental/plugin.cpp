@@ -41,6 +41,8 @@ void registerPlugin(Registrar &r) {
          "bytes the retained tensors of all strategies may take together (-1: unlimited)"},
         {"runtime", OptionType::String, std::string("builtin"), "the runtime that validates every strategy"},
         {"seed", OptionType::Int, int64_t{20261204}, "seed of the validation inputs"},
+        {"example_inputs", OptionType::String, std::string(),
+         "a .pt2 archive whose example inputs also validate every strategy (tico-run --incremental gives the input)"},
         {"state_writes", OptionType::StringList, std::vector<std::string>{},
          "buffers/inputs the exported program writes (tico-run --incremental fills it): every strategy is refused"}},
        [](const Options &o) -> std::unique_ptr<CirclePass> {
@@ -57,6 +59,7 @@ void registerPlugin(Registrar &r) {
          options.plan.state_writes = o.getStringList("state_writes");
          options.runtime = o.getString("runtime");
          options.seed = static_cast<uint64_t>(o.getInt("seed"));
+         options.example_model = o.getString("example_inputs");
          return std::make_unique<IncrementalStrategiesPass>(std::move(options));
        }});
 }

@@ -4,7 +4,10 @@
 // on a second set (seed + 1) that differs from the first exactly in the groups the strategy
 // serves, and its outputs are compared with the monolith on that mixed set.
 //
-// The inputs are seeded data that respects the input contracts: float inputs uniform in
+// When the pass is given the .pt2 archive (tico-run --incremental does), its example inputs are
+// used too, read by the calibration source `example-inputs`: once as the set the strategy runs
+// on and once as the set the cache was filled from, the other set seeded. The seeded data
+// respects the input contracts: float inputs uniform in
 // [-1, 1); integer inputs that index a GATHER (directly or through CAST / RESHAPE / SQUEEZE /
 // EXPAND_DIMS) in [0, rows of the gathered table), other integer inputs in {0, 1} (masks),
 // booleans in {0, 1}. Dynamic dimensions take their recorded size.
@@ -12,9 +15,11 @@
 
 #include "tico/circle/query.h"
 #include "tico/plugin/registry.h"
+#include "tico/quant/calibration.h"
 #include "tico/runtime/runtime.h"
 #include "tico/support/error.h"
 
+#include <algorithm>
 #include <map>
 #include <random>
 
@@ -115,6 +120,49 @@ std::vector<Value> seededInputs(const CircleModel &model, uint64_t seed) {
   return out;
 }
 
+// The archive's example inputs as subgraph-0 inputs, or the reason they cannot be used.
+std::vector<Value> exampleInputs(const Registry &registry, const CircleModel &model, const std::string &archive,
+                                 std::string &why) {
+  const auto *source = registry.findCalibrationSource("example-inputs");
+  if (!source) {
+    why = "the calibration source 'example-inputs' (plugin calibration-sources) is not loaded";
+    return {};
+  }
+  const CircleSubGraph &g = model.subgraphs[0];
+  CalibrationRequest request;
+  request.location = "example-inputs";
+  request.model_path = archive;
+  for (int32_t t : g.inputs) {
+    const CircleTensor &tensor = g.tensors[t];
+    CalibrationInput in;
+    in.name = tensor.name;
+    in.dtype = fromCircleType(tensor.type);
+    for (std::size_t d = 0; d < tensor.shape.size(); ++d)
+      in.shape.push_back(!tensor.shape_signature.empty() && tensor.shape_signature[d] < 0 ? -1 : tensor.shape[d]);
+    request.inputs.push_back(std::move(in));
+  }
+  try {
+    auto batches = source->spec.create(request);
+    if (batches->size() < 1) {
+      why = "the archive holds no example inputs";
+      return {};
+    }
+    auto batch = batches->batch(0);
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      const CircleTensor &tensor = g.tensors[g.inputs[i]];
+      std::vector<int64_t> shape(tensor.shape.begin(), tensor.shape.end());
+      if (batch[i]->dtype != fromCircleType(tensor.type) || batch[i]->sizes != shape) {
+        why = "example input " + std::to_string(i) + " does not have the type and shape of input '" + tensor.name + "'";
+        return {};
+      }
+    }
+    return batch;
+  } catch (const std::exception &e) {
+    why = e.what();
+    return {};
+  }
+}
+
 bool sameBits(const TensorData &a, const TensorData &b) {
   return a.dtype == b.dtype && a.sizes == b.sizes && a.contiguousBytes() == b.contiguousBytes();
 }
@@ -123,7 +171,7 @@ bool sameBits(const TensorData &a, const TensorData &b) {
 
 ValidationResult validateStrategies(const Registry &registry, const std::string &runtime_name,
                                     const CircleModel &model, const InputGroups &groups, const Package &package,
-                                    uint64_t seed) {
+                                    uint64_t seed, const std::string &example_model) {
   ValidationResult result;
   result.inputs_description = "seeded";
   const CircleSubGraph &g = model.subgraphs.at(0);
@@ -133,8 +181,20 @@ ValidationResult validateStrategies(const Registry &registry, const std::string 
   auto runtime = spec.create(Options::resolve("runtime '" + spec.name + "'", spec.options, {}));
   auto prepared = runtime->prepare(std::make_shared<const CircleModel>(model));
 
-  const auto x0 = seededInputs(model, seed);
-  const auto x1 = seededInputs(model, seed + 1);
+  // (cache filled from, strategy run on) pairs of input sets.
+  std::vector<std::pair<std::vector<Value>, std::vector<Value>>> scenarios;
+  scenarios.emplace_back(seededInputs(model, seed), seededInputs(model, seed + 1));
+  if (!example_model.empty()) {
+    std::string why;
+    auto example = exampleInputs(registry, model, example_model, why);
+    if (example.empty()) {
+      result.inputs_description = "seeded (example inputs not used: " + why + ")";
+    } else {
+      result.inputs_description = "seeded + example-inputs";
+      scenarios.emplace_back(scenarios[0].first, example);
+      scenarios.emplace_back(example, scenarios[0].second);
+    }
+  }
 
   using Env = std::map<int32_t, Value>;
   auto runSteps = [&](const std::vector<std::size_t> &steps, Env env) {
@@ -163,39 +223,43 @@ ValidationResult validateStrategies(const Registry &registry, const std::string 
   for (std::size_t k = 0; k < package.callables.size(); ++k)
     all_steps.push_back(k);
 
-  Env primed;
-  std::string primed_error;
-  try {
-    primed = runSteps(all_steps, publicEnv(x0));
-  } catch (const std::exception &e) {
-    primed_error = e.what();
-  }
-
-  for (std::size_t s = 0; s < package.strategies.size(); ++s) {
-    const Strategy &strategy = package.strategies[s];
-    if (strategy.monolith)
-      continue;
+  for (const auto &[x0, x1] : scenarios) {
+    Env primed;
+    std::string primed_error;
     try {
-      if (!primed_error.empty())
-        throw Error("the regions do not run: " + primed_error);
-      std::vector<Value> x = x0;
-      for (std::size_t i = 0; i < g.inputs.size(); ++i)
-        if (strategy.changed & (GroupSet{1} << groups.group_of_input[i]))
-          x[i] = x1[i];
-      Env env = publicEnv(x);
-      for (int32_t t : strategy.reads_retained)
-        env[t] = primed.at(t);
-      env = runSteps(strategy.steps, env);
-      auto expected = prepared->run(x, 0);
-      for (std::size_t o = 0; o < g.outputs.size(); ++o) {
-        auto it = env.find(g.outputs[o]);
-        if (it == env.end())
-          throw Error("public output '" + g.tensors[g.outputs[o]].name + "' is neither computed nor retained");
-        if (!sameBits(*it->second, *expected.at(o)))
-          throw Error("public output '" + g.tensors[g.outputs[o]].name + "' differs from the monolith's");
-      }
+      primed = runSteps(all_steps, publicEnv(x0));
     } catch (const std::exception &e) {
-      result.failed.emplace_back(s, std::string("validation on the runtime '") + runtime_name + "': " + e.what());
+      primed_error = e.what();
+    }
+
+    for (std::size_t s = 0; s < package.strategies.size(); ++s) {
+      if (std::any_of(result.failed.begin(), result.failed.end(), [&](const auto &f) { return f.first == s; }))
+        continue; // one reason per strategy
+      const Strategy &strategy = package.strategies[s];
+      if (strategy.monolith)
+        continue;
+      try {
+        if (!primed_error.empty())
+          throw Error("the regions do not run: " + primed_error);
+        std::vector<Value> x = x0;
+        for (std::size_t i = 0; i < g.inputs.size(); ++i)
+          if (strategy.changed & (GroupSet{1} << groups.group_of_input[i]))
+            x[i] = x1[i];
+        Env env = publicEnv(x);
+        for (int32_t t : strategy.reads_retained)
+          env[t] = primed.at(t);
+        env = runSteps(strategy.steps, env);
+        auto expected = prepared->run(x, 0);
+        for (std::size_t o = 0; o < g.outputs.size(); ++o) {
+          auto it = env.find(g.outputs[o]);
+          if (it == env.end())
+            throw Error("public output '" + g.tensors[g.outputs[o]].name + "' is neither computed nor retained");
+          if (!sameBits(*it->second, *expected.at(o)))
+            throw Error("public output '" + g.tensors[g.outputs[o]].name + "' differs from the monolith's");
+        }
+      } catch (const std::exception &e) {
+        result.failed.emplace_back(s, std::string("validation on the runtime '") + runtime_name + "': " + e.what());
+      }
     }
   }
   return result;

@@ -185,6 +185,7 @@ def test_clip_strategies_and_manifest(clip):
     kinds = sorted(c["kind"] for c in manifest["callables"])
     assert kinds == ["fusion_tail", "region", "region"]
     assert manifest["rejected"] == []
+    assert manifest["validation"]["inputs"] == "seeded + example-inputs"
     print("CLIP strategies:", {s["name"]: round(s["mac_ratio"], 4) for s in manifest["strategies"]},
           "retained bytes:", manifest["budget"]["retained_bytes_used"])
 
