@@ -6,6 +6,8 @@
 
 #include "tico/circle/query.h"
 
+#include <map>
+
 namespace tico::incremental {
 namespace {
 
@@ -62,6 +64,14 @@ std::optional<std::string> modelLevelReason(const CircleModel &model, const Supp
   for (std::size_t t = 0; t < g.tensors.size(); ++t)
     if (g.tensors[t].is_variable)
       return "tensor " + tensorLabel(g, static_cast<int32_t>(t)) + " is a variable (the model keeps state)";
+  // The manifest and the signatures name values by tensor name: they must be unique.
+  std::map<std::string, std::size_t> seen;
+  for (std::size_t t = 0; t < g.tensors.size(); ++t) {
+    auto [it, inserted] = seen.emplace(g.tensors[t].name, t);
+    if (!inserted)
+      return "tensors " + std::to_string(it->second) + " and " + std::to_string(t) + " of subgraph 0 are both named '" +
+             g.tensors[t].name + "'; the manifest names values by tensor name";
+  }
   for (int32_t t : g.outputs) {
     if (t < 0 || static_cast<std::size_t>(t) >= g.tensors.size())
       return "a public output names no tensor";

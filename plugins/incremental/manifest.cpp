@@ -110,12 +110,18 @@ std::string manifestJson(const CircleModel &model, const InputGroups &groups, co
   json retained_json = json::array();
   for (int32_t t : package.retained) {
     json x = contract(g.tensors[t]);
-    std::string producer;
+    std::string producer, producer_id;
+    std::size_t output_index = 0;
     for (const Callable &c : package.callables)
-      for (int32_t o : c.outputs)
-        if (o == t)
+      for (std::size_t o = 0; o < c.outputs.size(); ++o)
+        if (c.outputs[o] == t) {
           producer = c.signature;
+          producer_id = c.id;
+          output_index = o;
+        }
     x["producer"] = producer;
+    x["producer_id"] = producer_id;
+    x["output_index"] = output_index;
     x["support"] = groupNames(groups, analysis.tensor_support[t]);
     x["bytes"] = tensorBytes(g.tensors[t]);
     retained_json.push_back(x);

@@ -179,7 +179,17 @@ ValidationResult validateStrategies(const Registry &registry, const std::string 
     return result;
   const auto &spec = registry.requireRuntime(runtime_name).spec;
   auto runtime = spec.create(Options::resolve("runtime '" + spec.name + "'", spec.options, {}));
-  auto prepared = runtime->prepare(std::make_shared<const CircleModel>(model));
+  std::unique_ptr<PreparedModel> prepared;
+  try {
+    prepared = runtime->prepare(std::make_shared<const CircleModel>(model));
+  } catch (const std::exception &e) {
+    // A runtime that cannot run the package proves nothing: every strategy goes.
+    for (std::size_t s = 0; s < package.strategies.size(); ++s)
+      if (!package.strategies[s].monolith)
+        result.failed.emplace_back(s, std::string("validation: the runtime '") + runtime_name +
+                                          "' cannot run the packaged model: " + e.what());
+    return result;
+  }
 
   // (cache filled from, strategy run on) pairs of input sets.
   std::vector<std::pair<std::vector<Value>, std::vector<Value>>> scenarios;

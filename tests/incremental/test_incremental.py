@@ -237,9 +237,12 @@ def test_three_inputs(tmp_path):
     manifest = json.loads(sidecar(tmp_path / "three.circle").read_text())
     names = [s["name"] for s in manifest["strategies"]]
     assert names[0] == "monolithic" and names[-1] == "all_changed"
-    # 2^3 - 2 candidates; {a} and {b} dirty the same operators as... no: each is distinct, but
-    # {a, b} dirties everything except c's tower, so it is a strategy too.
-    assert len(names) - 2 >= 3, names
+    # All 2^3 - 2 proper change sets dirty different operators: six strategies over five
+    # callables (three towers, the a+b tail, the a+b+c tail).
+    assert names[1:-1] == ["changed_a", "changed_b", "changed_a__b", "changed_c", "changed_a__c", "changed_b__c"]
+    assert [c["signature"] for c in manifest["callables"]] == ["region_a", "region_b", "region_c", "tail_a__b",
+                                                               "tail_a__b__c"]
+    assert manifest["strategies"][4]["steps"] == ["region_c", "tail_a__b__c"]
     stats = replay(tmp_path / "three.circle", 300, "--seed", "3")
     print("three inputs:", names, stats)
     assert stats["mismatches"] == 0

@@ -32,6 +32,8 @@ const Registry &incrementalRegistry() {
     auto *p = new Loaded();
     p->plugins.load(std::string(TICO_PLUGIN_DIR) + "/libtico-builtin-runtime.so", p->registry);
     p->plugins.load(std::string(TICO_PLUGIN_DIR) + "/libtico-incremental.so", p->registry);
+    // test-elementwise: runs subgraph 0 only (ADD, MUL, NEG), so region callables fail on it.
+    p->plugins.load(std::string(TICO_TEST_PLUGIN_DIR) + "/libtico-test-runtime.so", p->registry);
     return p;
   }();
   return loaded->registry;
@@ -199,7 +201,7 @@ TEST(IncrementalPlanner, BudgetBelowEveryFrontierLeavesTheMonolithAlone) {
   EXPECT_LE(plan.retained_bytes, 16u);
 }
 
-TEST(IncrementalLegality, DynamicVariableEffectsAndStateWritesAreRefused) {
+TEST(IncrementalLegality, DynamicVariableEffectsNamesAndStateWritesAreRefused) {
   {
     TwoTowers m; // the frontier tensor a gets a dynamic batch
     m.b.model().subgraphs[0].tensors[m.a].shape_signature = {-1, 4};
@@ -233,6 +235,17 @@ TEST(IncrementalLegality, DynamicVariableEffectsAndStateWritesAreRefused) {
     EXPECT_EQ(plan.chosen[0].changed, 1u);
     ASSERT_EQ(plan.rejected.size(), 1u);
     EXPECT_EQ(plan.rejected[0].reason, "CUSTOM(Mystery) (operator 0) has effects and would be skipped");
+  }
+  {
+    TwoTowers m; // the manifest names values by tensor name
+    m.b.model().subgraphs[0].tensors[m.b_out].name = "a";
+    auto groups = makeGroups(m.b.model(), {});
+    auto s = analyzeSupport(m.b.model(), groups);
+    auto plan = planStrategies(m.b.model(), groups, s, {});
+    EXPECT_TRUE(plan.chosen.empty());
+    ASSERT_EQ(plan.rejected.size(), 2u);
+    EXPECT_EQ(plan.rejected[0].reason,
+              "tensors 5 and 6 of subgraph 0 are both named 'a'; the manifest names values by tensor name");
   }
   {
     TwoTowers m;
@@ -367,6 +380,9 @@ TEST(IncrementalCompiler, PackagedModelVerifiesSharesBuffersAndMatchesTheMonolit
   EXPECT_EQ(manifest["strategies"][1]["steps"], nlohmann::json::array({"region_x", "tail_x__y"}));
   EXPECT_EQ(manifest["retained"][0]["name"], "a");
   EXPECT_EQ(manifest["retained"][0]["support"], nlohmann::json::array({"x"}));
+  EXPECT_EQ(manifest["retained"][0]["producer"], "region_x");
+  EXPECT_EQ(manifest["retained"][0]["producer_id"], manifest["callables"][0]["id"]);
+  EXPECT_EQ(manifest["retained"][0]["output_index"], 0);
   EXPECT_TRUE(manifest["rejected"].empty());
 
   // Run changed_y by hand: a from one input set, then region_y + tail on a new y.
@@ -405,6 +421,43 @@ TEST(IncrementalCompiler, StateWritesRefuseEveryStrategyWithTheReason) {
   ASSERT_EQ(manifest["strategies"].size(), 1u);
   ASSERT_EQ(manifest["rejected"].size(), 2u);
   EXPECT_NE(manifest["rejected"][0]["reason"].get<std::string>().find("mutates 'steps'"), std::string::npos);
+}
+
+TEST(IncrementalCompiler, StrategiesThatFailValidationAreDroppedWithTheReason) {
+  // x*x and y*y meet in a product: ADD/MUL only, which test-elementwise prepares, but it runs
+  // subgraph 0 only, so every region chain fails and only the monolith is emitted.
+  ModelBuilder b;
+  const int32_t x = b.input("x", DType::Float32, {1, 4});
+  const int32_t y = b.input("y", DType::Float32, {1, 4});
+  const int32_t xx = b.tensor("xx", DType::Float32, {1, 4});
+  const int32_t yy = b.tensor("yy", DType::Float32, {1, 4});
+  const int32_t p = b.tensor("p", DType::Float32, {1, 4});
+  b.op(circle::BuiltinOperator::MUL, {x, x}, {xx}, mul());
+  b.op(circle::BuiltinOperator::MUL, {y, y}, {yy}, mul());
+  b.op(circle::BuiltinOperator::ADD, {xx, yy}, {p}, add());
+  b.output(p);
+  CircleModel model = compiled(b.model(), {{"runtime", std::string("test-elementwise")}});
+  EXPECT_EQ(model.subgraphs.size(), 1u);
+  auto manifest = manifestOf(model);
+  ASSERT_EQ(manifest["strategies"].size(), 1u);
+  ASSERT_EQ(manifest["rejected"].size(), 2u);
+  for (const auto &r : manifest["rejected"])
+    EXPECT_NE(r["reason"].get<std::string>().find("validation on the runtime 'test-elementwise': the regions do not "
+                                                  "run: test-elementwise runs subgraph 0 only"),
+              std::string::npos)
+        << r["reason"];
+  EXPECT_EQ(manifest["validation"]["runtime"], "test-elementwise");
+
+  // A runtime that refuses the packaged model (FULLY_CONNECTED): every strategy goes too.
+  TwoTowers towers;
+  model = compiled(towers.b.model(), {{"runtime", std::string("test-elementwise")}});
+  manifest = manifestOf(model);
+  ASSERT_EQ(manifest["strategies"].size(), 1u);
+  EXPECT_NE(manifest["rejected"][0]["reason"].get<std::string>().find(
+                "validation: the runtime 'test-elementwise' cannot run the packaged model: the test runtime "
+                "test-elementwise cannot run FULLY_CONNECTED"),
+            std::string::npos)
+      << manifest["rejected"][0]["reason"];
 }
 
 TEST(IncrementalCompiler, UnknownRuntimeIsAnError) {
