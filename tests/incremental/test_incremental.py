@@ -166,6 +166,11 @@ def clip(tmp_path_factory):
     group = ["--incremental", "--incremental-group", "input_ids+attention_mask"]
     convert(pt2, d / "clip.circle", *group)
     convert(pt2, d / "again.circle", *group)
+    # A second export of the same module (other example values): region ids must not change.
+    torch.manual_seed(5)
+    args2 = (torch.randn(1, 3, 16, 16), torch.randint(0, VOCAB, (PROMPTS, TOKENS)),
+             torch.ones(PROMPTS, TOKENS, dtype=torch.int64))
+    convert(export(model, args2, d / "reexport.pt2"), d / "reexport.circle", *group)
     return d
 
 
@@ -218,6 +223,13 @@ def test_clip_g7_deterministic(clip):
     assert sidecar(clip / "clip.circle").read_bytes() == sidecar(clip / "again.circle").read_bytes()
 
 
+def test_clip_region_ids_stable_across_exports(clip):
+    first = json.loads(sidecar(clip / "clip.circle").read_text())
+    second = json.loads(sidecar(clip / "reexport.circle").read_text())
+    assert [c["id"] for c in first["callables"]] == [c["id"] for c in second["callables"]]
+    assert len({c["id"] for c in first["callables"]}) == 3
+
+
 def test_clip_budget_below_every_frontier_gives_the_monolith(clip, tmp_path):
     convert(clip / "clip.pt2", tmp_path / "tight.circle", "--incremental", "--incremental-group",
             "input_ids+attention_mask", "--incremental-budget", "16")
@@ -245,6 +257,25 @@ def test_three_inputs(tmp_path):
     assert manifest["strategies"][4]["steps"] == ["region_c", "tail_a__b__c"]
     stats = replay(tmp_path / "three.circle", 300, "--seed", "3")
     print("three inputs:", names, stats)
+    assert stats["mismatches"] == 0
+
+
+def test_three_inputs_quantized(tmp_path):
+    """uint8 PTQ (random calibration): retained tensors carry the monolith's qparams, strategies
+    are integer-identical to the monolith."""
+    torch.manual_seed(1)
+    pt2 = export(ThreeInputs(), tuple(torch.randn(2, 32) for _ in range(3)), tmp_path / "three.pt2")
+    recipe = Path(os.environ.get("TICO_SOURCE_DIR", Path(__file__).resolve().parents[2])) / "configs/quant/cnn-uint8.yaml"
+    convert(pt2, tmp_path / "q.circle", "--quant", str(recipe), "--calibration", "random", "--no-progress",
+            "--incremental")
+    verify(tmp_path / "q.circle")
+    manifest = json.loads(sidecar(tmp_path / "q.circle").read_text())
+    assert len(manifest["strategies"]) == 8
+    # The towers' outputs stay uint8 across the frontier; the public output ab is dequantized.
+    quantized = [r for r in manifest["retained"] if r["dtype"] == "UINT8"]
+    assert len(quantized) == 4 and all(r["qparams"]["scale"] for r in quantized), manifest["retained"]
+    stats = replay(tmp_path / "q.circle", 300, "--seed", "9")
+    print("quantized three inputs:", stats)
     assert stats["mismatches"] == 0
 
 
