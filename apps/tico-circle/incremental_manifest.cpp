@@ -190,11 +190,16 @@ std::vector<CircleDiagnostic> checkIncrementalManifest(const CircleModel &model)
                    circle::EnumNameTensorType(reference->type) + " " + shapeText(*reference) + ")");
     }
     const auto &strategies = m.at("strategies");
-    for (std::size_t s = 0; s < strategies.size(); ++s)
+    for (std::size_t s = 0; s < strategies.size(); ++s) {
       for (const auto &step : strategies[s].at("steps"))
         if (!callable_keys.count(step.get<std::string>()))
           fail("manifest.strategies[" + std::to_string(s) + "]",
                "step '" + step.get<std::string>() + "' is no callable of the manifest");
+      const auto fused = strategies[s].value("fused", json());
+      if (fused.is_string() && !callable_keys.count(fused.get<std::string>()))
+        fail("manifest.strategies[" + std::to_string(s) + "]",
+             "fused callable '" + fused.get<std::string>() + "' is no callable of the manifest");
+    }
     if (strategies.empty() || strategies[0].value("kind", "") != "monolith")
       fail("manifest.strategies", "the first strategy is not the monolith");
   } catch (const json::exception &e) {

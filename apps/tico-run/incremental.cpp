@@ -26,7 +26,8 @@ void addIncrementalStrategies(const Registry &registry, CircleModel &model, cons
                                             {"max_strategies", request.max_strategies},
                                             {"retained_budget", request.budget},
                                             {"state_writes", request.state_writes},
-                                            {"example_inputs", request.example_inputs}};
+                                            {"example_inputs", request.example_inputs},
+                                            {"fused", request.fused}};
   auto pass = entry->spec.create(Options::resolve(kPass, entry->spec.options, values));
   PassContext context(registry);
   try {

@@ -100,6 +100,7 @@ int run(int argc, char **argv) {
   std::vector<std::string> incremental_groups;
   int64_t incremental_max_strategies = 8;
   std::string incremental_budget;
+  bool incremental_fused = false;
   app.add_flag("--incremental", incremental,
                "add incremental strategies (docs/incremental.md): region subgraphs + signatures, the manifest in "
                "the file's metadata and in <output stem>.incremental.json");
@@ -108,6 +109,8 @@ int run(int argc, char **argv) {
   app.add_option("--incremental-max-strategies", incremental_max_strategies,
                  "with --incremental: strategies besides the monolith (default 8)")
       ->check(CLI::NonNegativeNumber);
+  app.add_flag("--incremental-fused", incremental_fused,
+               "with --incremental: also package each strategy as one subgraph (one dispatch per call)");
   app.add_option("--incremental-budget", incremental_budget,
                  "with --incremental: bytes all retained tensors may take (e.g. 64KiB; default unlimited)");
   app.add_flag("--force", force, "replace outputs even when they are read-only files");
@@ -134,8 +137,8 @@ int run(int argc, char **argv) {
       throw tico::Error("--encodings describes the Circle file written with -o");
     tico::checkOutputTarget(encodings_path, inputs, force);
   }
-  if ((!incremental_groups.empty() || !incremental_budget.empty()) && !incremental)
-    throw tico::Error("--incremental-group and --incremental-budget go with --incremental");
+  if ((!incremental_groups.empty() || !incremental_budget.empty() || incremental_fused) && !incremental)
+    throw tico::Error("--incremental-group, --incremental-budget and --incremental-fused go with --incremental");
   if (incremental && (output.empty() || emit != "circle" || do_evaluate))
     throw tico::Error("--incremental describes the Circle file written with -o");
   const std::string sidecar = output.empty() ? std::string() : tico::run::incrementalSidecarPath(output);
@@ -259,6 +262,7 @@ int run(int argc, char **argv) {
     request.state_writes.assign(state_writes->begin(), state_writes->end());
     if (fs::path(input).extension() == ".pt2")
       request.example_inputs = input;
+    request.fused = incremental_fused;
     tico::run::addIncrementalStrategies(registry, *result.model, request);
     if (encodings_path.empty())
       tico::writeCircleFile(*result.model, output);

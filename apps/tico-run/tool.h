@@ -40,6 +40,7 @@ struct IncrementalRequest {
   int64_t budget = -1; // bytes; -1 unlimited
   std::vector<std::string> state_writes;
   std::string example_inputs; // the .pt2 being converted: its example inputs also validate
+  bool fused = false;         // also one subgraph per strategy (layout A)
 };
 void addIncrementalStrategies(const Registry &registry, CircleModel &model, const IncrementalRequest &request);
 // Makes the program's state writes observable to the on_stage callback: a stage that runs once

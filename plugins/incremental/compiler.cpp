@@ -61,7 +61,7 @@ CompileReport compileIncremental(const Registry &registry, CircleModel &model, c
   CircleModel packaged;
   for (std::size_t round = 0;; ++round) {
     recomputeRetained();
-    package = buildPackage(model, groups, analysis, plan);
+    package = buildPackage(model, groups, analysis, plan, options.fused);
 
     // Dominance with the callable-subset rule (never the monolith).
     std::vector<StrategySummary> summaries;

@@ -161,6 +161,7 @@ struct Callable {
   uint64_t macs = 0;
   std::string id;                    // canonical identity
   uint32_t subgraph = 0;             // in the packaged model
+  bool fused = false;                // layout A: one strategy's steps as one subgraph
 };
 
 struct Strategy {
@@ -168,6 +169,7 @@ struct Strategy {
   GroupSet changed = 0;
   bool monolith = false;
   std::vector<std::size_t> steps;    // indices into Package::callables, in order
+  std::optional<std::size_t> fused;  // the same computation as one callable (layout A), if packaged
   std::vector<int32_t> reads_retained;
   std::vector<int32_t> writes_retained;
   uint64_t macs = 0;
@@ -188,8 +190,10 @@ std::string callableIdentity(const CircleModel &model, const Callable &callable)
 std::string digestBytes(const void *data, std::size_t size, uint64_t seed = 1469598103934665603ull);
 
 // Builds the callables (one per canonical region) and strategies of `plan` on the monolith.
+// With `fused`, each chosen strategy also gets its steps as one callable (layout A): one
+// dispatch per call, the operator and tensor tables repeated (weights still shared).
 Package buildPackage(const CircleModel &model, const InputGroups &groups, const SupportAnalysis &analysis,
-                     const Plan &plan);
+                     const Plan &plan, bool fused = false);
 
 // Appends one subgraph + SignatureDef per callable to `model` (subgraph 0 untouched; constant
 // buffers shared) and a `main` signature for subgraph 0 when it has none. Sets Callable::subgraph.
@@ -240,6 +244,7 @@ struct CompileOptions {
   std::string runtime = "builtin";
   uint64_t seed = 20261204;
   std::string example_model; // a .pt2 whose example inputs also validate ("" = seeded only)
+  bool fused = false;        // also package each strategy as one subgraph (layout A)
 };
 
 struct CompileReport {

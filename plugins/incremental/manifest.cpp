@@ -98,7 +98,7 @@ std::string manifestJson(const CircleModel &model, const InputGroups &groups, co
     }
     callables.push_back({{"signature", c.signature},
                          {"subgraph", c.subgraph},
-                         {"kind", std::popcount(c.support) == 1 ? "region" : "fusion_tail"},
+                         {"kind", c.fused ? "fused_strategy" : std::popcount(c.support) == 1 ? "region" : "fusion_tail"},
                          {"support", groupNames(groups, c.support)},
                          {"id", c.id},
                          {"inputs", ins},
@@ -142,6 +142,7 @@ std::string manifestJson(const CircleModel &model, const InputGroups &groups, co
     strategies.push_back({{"name", s.name},
                           {"kind", s.monolith ? "monolith" : "steps"},
                           {"steps", steps},
+                          {"fused", s.fused ? json(package.callables[*s.fused].signature) : json(nullptr)},
                           {"changed", groupNames(groups, s.changed)},
                           {"reads_retained", names(g, s.reads_retained)},
                           {"writes_retained", names(g, s.writes_retained)},

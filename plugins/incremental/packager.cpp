@@ -31,7 +31,7 @@ std::string monolithSignature(const CircleModel &model) {
 }
 
 Package buildPackage(const CircleModel &model, const InputGroups &groups, const SupportAnalysis &analysis,
-                     const Plan &plan) {
+                     const Plan &plan, bool fused) {
   const CircleSubGraph &g = model.subgraphs.at(0);
   Package package;
   package.retained = plan.retained;
@@ -134,6 +134,50 @@ Package buildPackage(const CircleModel &model, const InputGroups &groups, const 
   // Every retained value refreshed in one go (after a call that used the monolith, whose outputs
   // need not include them): all regions, all groups changed.
   package.strategies.push_back(strategyFor(groups.all(), {}, "all_changed"));
+
+  if (fused) {
+    // Layout A: the union of a strategy's step operators in monolith order (a constant-only
+    // operator copied into several steps appears once); inputs are what it reads from outside
+    // (public inputs, then retained values), outputs the public outputs it computes and the
+    // retained values it refreshes.
+    for (Strategy &s : package.strategies) {
+      if (s.monolith || s.name == "all_changed")
+        continue;
+      Callable f;
+      f.fused = true;
+      f.support = s.changed;
+      f.signature = "fused_" + s.name;
+      std::set<uint32_t> ops;
+      for (std::size_t k : s.steps)
+        ops.insert(package.callables[k].operators.begin(), package.callables[k].operators.end());
+      f.operators.assign(ops.begin(), ops.end());
+      std::set<int32_t> produced, read;
+      for (uint32_t o : f.operators) {
+        for (int32_t t : g.operators[o].outputs)
+          if (t >= 0)
+            produced.insert(t);
+        for (int32_t t : g.operators[o].inputs)
+          if (t >= 0)
+            read.insert(t);
+        f.macs += operatorMacs(model, g.operators[o]);
+      }
+      std::vector<int32_t> publics, others;
+      for (int32_t t : read)
+        if (!produced.count(t) && analysis.tensor_support[t])
+          (public_input.count(t) ? publics : others).push_back(t);
+      std::sort(publics.begin(), publics.end(),
+                [&](int32_t a, int32_t b) { return public_input[a] < public_input[b]; });
+      f.inputs = publics;
+      f.inputs.insert(f.inputs.end(), others.begin(), others.end());
+      const std::set<int32_t> writes(s.writes_retained.begin(), s.writes_retained.end());
+      for (int32_t t : produced)
+        if (analysis.is_public_output[t] || writes.count(t))
+          f.outputs.push_back(t);
+      f.id = callableIdentity(model, f);
+      s.fused = package.callables.size();
+      package.callables.push_back(std::move(f));
+    }
+  }
   return package;
 }
 

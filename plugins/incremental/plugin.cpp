@@ -39,6 +39,8 @@ void registerPlugin(Registrar &r) {
         {"max_strategies", OptionType::Int, int64_t{8}, "strategies besides the monolith (and the refresh chain)"},
         {"retained_budget", OptionType::Int, int64_t{-1},
          "bytes the retained tensors of all strategies may take together (-1: unlimited)"},
+        {"fused", OptionType::Bool, false,
+         "also package each strategy as one subgraph (layout A: one dispatch; operator tables repeated)"},
         {"runtime", OptionType::String, std::string("builtin"), "the runtime that validates every strategy"},
         {"seed", OptionType::Int, int64_t{20261204}, "seed of the validation inputs"},
         {"example_inputs", OptionType::String, std::string(),
@@ -60,6 +62,7 @@ void registerPlugin(Registrar &r) {
          options.runtime = o.getString("runtime");
          options.seed = static_cast<uint64_t>(o.getInt("seed"));
          options.example_model = o.getString("example_inputs");
+         options.fused = o.getBool("fused");
          return std::make_unique<IncrementalStrategiesPass>(std::move(options));
        }});
 }

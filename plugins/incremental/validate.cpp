@@ -231,7 +231,8 @@ ValidationResult validateStrategies(const Registry &registry, const std::string 
   };
   std::vector<std::size_t> all_steps;
   for (std::size_t k = 0; k < package.callables.size(); ++k)
-    all_steps.push_back(k);
+    if (!package.callables[k].fused)
+      all_steps.push_back(k);
 
   for (const auto &[x0, x1] : scenarios) {
     Env primed;
@@ -255,18 +256,27 @@ ValidationResult validateStrategies(const Registry &registry, const std::string 
         for (std::size_t i = 0; i < g.inputs.size(); ++i)
           if (strategy.changed & (GroupSet{1} << groups.group_of_input[i]))
             x[i] = x1[i];
-        Env env = publicEnv(x);
+        Env start = publicEnv(x);
         for (int32_t t : strategy.reads_retained)
-          env[t] = primed.at(t);
-        env = runSteps(strategy.steps, env);
+          start[t] = primed.at(t);
         auto expected = prepared->run(x, 0);
-        for (std::size_t o = 0; o < g.outputs.size(); ++o) {
-          auto it = env.find(g.outputs[o]);
-          if (it == env.end())
-            throw Error("public output '" + g.tensors[g.outputs[o]].name + "' is neither computed nor retained");
-          if (!sameBits(*it->second, *expected.at(o)))
-            throw Error("public output '" + g.tensors[g.outputs[o]].name + "' differs from the monolith's");
-        }
+        std::vector<std::pair<std::string, Env>> runs{{"", runSteps(strategy.steps, start)}};
+        if (strategy.fused)
+          runs.emplace_back(package.callables[*strategy.fused].signature + ": ",
+                            runSteps({*strategy.fused}, start));
+        if (runs.size() == 2)
+          for (int32_t t : strategy.writes_retained)
+            if (!runs[1].second.count(t) || !sameBits(*runs[0].second.at(t), *runs[1].second.at(t)))
+              throw Error(runs[1].first + "retained '" + g.tensors[t].name + "' differs from the steps' value");
+        for (const auto &[label, env] : runs)
+          for (std::size_t o = 0; o < g.outputs.size(); ++o) {
+            auto it = env.find(g.outputs[o]);
+            if (it == env.end())
+              throw Error(label + "public output '" + g.tensors[g.outputs[o]].name +
+                          "' is neither computed nor retained");
+            if (!sameBits(*it->second, *expected.at(o)))
+              throw Error(label + "public output '" + g.tensors[g.outputs[o]].name + "' differs from the monolith's");
+          }
       } catch (const std::exception &e) {
         result.failed.emplace_back(s, std::string("validation on the runtime '") + runtime_name + "': " + e.what());
       }

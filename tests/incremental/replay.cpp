@@ -30,6 +30,7 @@ struct Args {
   int sequences = 1000;
   int steps = 4;
   int pool = 3;
+  bool fused = false; // run a strategy's fused callable instead of its steps when it has one
   uint64_t seed = 1;
   std::map<std::string, int64_t> int_bound;
 };
@@ -187,7 +188,12 @@ int run(const Args &args) {
         } else {
           for (const auto &r : (*chosen)["reads_retained"])
             env[r] = cache.at(r);
-          for (const auto &step : (*chosen)["steps"]) {
+          json steps = (*chosen)["steps"];
+          if (args.fused && (*chosen).value("fused", json()).is_string()) {
+            steps = json::array({(*chosen)["fused"]});
+            name += " (fused)";
+          }
+          for (const auto &step : steps) {
             const json &c = *callables.at(step);
             std::vector<Value> in;
             for (const auto &p : c["inputs"])
@@ -244,6 +250,8 @@ int main(int argc, char **argv) {
         args.steps = std::stoi(next());
       else if (a == "--pool")
         args.pool = std::stoi(next());
+      else if (a == "--fused")
+        args.fused = true;
       else if (a == "--seed")
         args.seed = std::stoull(next());
       else if (a == "--int-bound") {
@@ -259,7 +267,7 @@ int main(int argc, char **argv) {
     }
     if (args.model.empty() || args.pool < 2)
       throw tico::Error("usage: tico-incremental-replay MODEL.circle [--sequences N] [--steps N] [--pool N>=2] "
-                        "[--seed S] [--int-bound NAME=N]");
+                        "[--seed S] [--int-bound NAME=N] [--fused]");
     return run(args);
   } catch (const std::exception &e) {
     std::cerr << "tico-incremental-replay: " << e.what() << "\n";

@@ -166,6 +166,7 @@ def clip(tmp_path_factory):
     group = ["--incremental", "--incremental-group", "input_ids+attention_mask"]
     convert(pt2, d / "clip.circle", *group)
     convert(pt2, d / "again.circle", *group)
+    convert(pt2, d / "fused.circle", *group, "--incremental-fused")
     # A second export of the same module (other example values): region ids must not change.
     torch.manual_seed(5)
     args2 = (torch.randn(1, 3, 16, 16), torch.randint(0, VOCAB, (PROMPTS, TOKENS)),
@@ -209,6 +210,24 @@ def test_clip_g1_parity_over_1000_sequences(clip):
     # Every strategy was exercised.
     for name in ("monolithic", "changed_pixel_values", "changed_input_ids+attention_mask", "all_changed", "none"):
         assert stats["strategies"].get(name, 0) > 0, stats
+
+
+def test_clip_fused_layout(clip):
+    """Layout A: each strategy also as one subgraph; replayed through the fused signatures."""
+    verify(clip / "fused.circle")
+    manifest = json.loads(sidecar(clip / "fused.circle").read_text())
+    fused = {s["name"]: s["fused"] for s in manifest["strategies"]}
+    assert fused == {"monolithic": None, "changed_pixel_values": "fused_changed_pixel_values",
+                     "changed_input_ids+attention_mask": "fused_changed_input_ids+attention_mask",
+                     "all_changed": None}
+    assert sorted(c["kind"] for c in manifest["callables"]).count("fused_strategy") == 2
+    stats = replay(clip / "fused.circle", 1000, "--int-bound", f"input_ids={VOCAB}", "--seed", "15", "--fused")
+    print("G1 (fused):", stats)
+    assert stats["mismatches"] == 0
+    assert stats["strategies"].get("changed_pixel_values (fused)", 0) > 0, stats
+    ratio = (clip / "fused.circle").stat().st_size / (clip / "plain.circle").stat().st_size
+    print(f"G5 (fused): {ratio:.4f}")
+    assert ratio <= 1.05
 
 
 def test_clip_g5_file_size(clip):

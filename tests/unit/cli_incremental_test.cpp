@@ -124,7 +124,8 @@ TEST(CliIncremental, OptionErrors) {
                                          "m.circle"},
                          dir.path());
   EXPECT_NE(r.exit_code, 0);
-  EXPECT_NE(r.output.find("--incremental-group and --incremental-budget go with --incremental"), std::string::npos)
+  EXPECT_NE(r.output.find("--incremental-group, --incremental-budget and --incremental-fused go with --incremental"),
+            std::string::npos)
       << r.output;
   r = runTool(TICO_RUN_PATH, {"m.tir", "--passes", "remove-nop", "--incremental", "--emit", "tir", "-o", "m.tir2"},
               dir.path());

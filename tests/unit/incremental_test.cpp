@@ -359,6 +359,31 @@ nlohmann::json manifestOf(const CircleModel &model) {
   throw Error("no manifest");
 }
 
+TEST(IncrementalPackage, FusedLayoutOneCallablePerStrategy) {
+  TwoTowers m;
+  auto groups = makeGroups(m.b.model(), {});
+  auto s = analyzeSupport(m.b.model(), groups);
+  auto plan = planStrategies(m.b.model(), groups, s, {});
+  auto package = buildPackage(m.b.model(), groups, s, plan, /*fused=*/true);
+  ASSERT_EQ(package.callables.size(), 5u);
+  const Callable &f = package.callables[3];
+  EXPECT_TRUE(f.fused);
+  EXPECT_EQ(f.signature, "fused_changed_x");
+  EXPECT_EQ(f.operators, (std::vector<uint32_t>{0, 2, 3, 4})); // FC(x), EXP(k), ADD, MUL
+  EXPECT_EQ(f.inputs, (std::vector<int32_t>{m.x, m.b_out}));
+  EXPECT_EQ(f.outputs, (std::vector<int32_t>{m.a, m.c})); // refreshes a, computes c
+  EXPECT_EQ(package.strategies[1].fused, std::optional<std::size_t>{3});
+  EXPECT_EQ(package.strategies[1].steps, (std::vector<std::size_t>{0, 2})); // the steps stay
+  EXPECT_FALSE(package.strategies[3].fused.has_value());                   // all_changed
+
+  CircleModel model = compiled(m.b.model(), {{"fused", true}});
+  EXPECT_EQ(verifierErrors(model), "");
+  EXPECT_EQ(model.subgraphs.size(), 6u);
+  auto manifest = manifestOf(model);
+  EXPECT_EQ(manifest["strategies"][1]["fused"], "fused_changed_x");
+  EXPECT_EQ(manifest["callables"][3]["kind"], "fused_strategy");
+}
+
 TEST(IncrementalCompiler, PackagedModelVerifiesSharesBuffersAndMatchesTheMonolith) {
   TwoTowers m;
   const CircleModel original = m.b.model();
