@@ -150,8 +150,12 @@ std::vector<Value> exampleInputs(const Registry &registry, const CircleModel &mo
     auto batch = batches->batch(0);
     for (std::size_t i = 0; i < batch.size(); ++i) {
       const CircleTensor &tensor = g.tensors[g.inputs[i]];
-      std::vector<int64_t> shape(tensor.shape.begin(), tensor.shape.end());
-      if (batch[i]->dtype != fromCircleType(tensor.type) || batch[i]->sizes != shape) {
+      // Dynamic dimensions (-1 in the request) take any size; the others must match.
+      const auto &want = request.inputs[i].shape;
+      bool fits = batch[i]->dtype == fromCircleType(tensor.type) && batch[i]->sizes.size() == want.size();
+      for (std::size_t d = 0; fits && d < want.size(); ++d)
+        fits = want[d] < 0 || want[d] == batch[i]->sizes[d];
+      if (!fits) {
         why = "example input " + std::to_string(i) + " does not have the type and shape of input '" + tensor.name + "'";
         return {};
       }

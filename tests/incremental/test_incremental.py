@@ -260,6 +260,32 @@ def test_clip_budget_below_every_frontier_gives_the_monolith(clip, tmp_path):
     assert len(manifest["rejected"]) == 2
 
 
+def test_clip_dynamic_prompt_count(tmp_path):
+    """A dynamic number of prompts: the text embeddings have an unbounded size, so the strategy
+    that would retain them (image changed) is refused with the reason; text changed still reads
+    the static image embeddings. The example inputs (3 prompts) validate too."""
+    torch.manual_seed(0)
+    model = TinyClip().eval()
+    args = (torch.randn(1, 3, 16, 16), torch.randint(0, VOCAB, (3, TOKENS)),
+            torch.ones(3, TOKENS, dtype=torch.int64))
+    prompts = torch.export.Dim("prompts", min=1, max=64)
+    ep = torch.export.export(model, args, dynamic_shapes=(None, {0: prompts}, {0: prompts}))
+    torch.export.save(ep, str(tmp_path / "dyn.pt2"))
+    convert(tmp_path / "dyn.pt2", tmp_path / "dyn.circle", "--incremental", "--incremental-group",
+            "input_ids+attention_mask")
+    verify(tmp_path / "dyn.circle")
+    manifest = json.loads(sidecar(tmp_path / "dyn.circle").read_text())
+    assert [s["name"] for s in manifest["strategies"]] == ["monolithic", "changed_input_ids+attention_mask",
+                                                           "all_changed"]
+    assert manifest["inputs"][1]["shape"] == [-1, TOKENS]
+    [rejected] = manifest["rejected"]
+    assert rejected["changed"] == ["pixel_values"]
+    assert "has a dynamic shape; its size is unbounded" in rejected["reason"]
+    assert manifest["validation"]["inputs"] == "seeded + example-inputs"
+    stats = replay(tmp_path / "dyn.circle", 200, "--int-bound", f"input_ids={VOCAB}", "--seed", "4")
+    assert stats["mismatches"] == 0
+
+
 def test_three_inputs(tmp_path):
     torch.manual_seed(1)
     pt2 = export(ThreeInputs(), tuple(torch.randn(2, 32) for _ in range(3)), tmp_path / "three.pt2")
