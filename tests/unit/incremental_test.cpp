@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
 
 namespace tico::test {
 namespace {
@@ -199,6 +200,59 @@ TEST(IncrementalPlanner, BudgetBelowEveryFrontierLeavesTheMonolithAlone) {
   ASSERT_EQ(plan.rejected.size(), 1u);
   EXPECT_NE(plan.rejected[0].reason.find("would exceed the budget of 16 bytes"), std::string::npos);
   EXPECT_LE(plan.retained_bytes, 16u);
+}
+
+TEST(IncrementalPlanner, EqualDirtySetsMergeAndUnusedInputsDirtyNothing) {
+  TwoTowers m;
+  m.b.input("z", DType::Float32, {1, 4}); // read by nothing
+  auto groups = makeGroups(m.b.model(), {});
+  auto s = analyzeSupport(m.b.model(), groups);
+  auto plan = planStrategies(m.b.model(), groups, s, {});
+  // {x} and {x, z} dirty the same operators: one strategy serving both; likewise for y.
+  ASSERT_EQ(plan.chosen.size(), 2u);
+  EXPECT_EQ(plan.chosen[0].changed, 1u | 4u);
+  EXPECT_EQ(plan.chosen[1].changed, 2u | 4u);
+  // {z}: nothing to run; {x, y}: everything, which is the monolith's job.
+  ASSERT_EQ(plan.rejected.size(), 2u);
+  EXPECT_EQ(plan.rejected[0].changed, 3u); // {x, y, z} is all groups: not a candidate
+  EXPECT_EQ(plan.rejected[0].reason, "recomputes every operator that depends on an input (the monolith does)");
+  EXPECT_EQ(plan.rejected[1].changed, 4u);
+  EXPECT_EQ(plan.rejected[1].reason, "no operator depends on the changed inputs");
+}
+
+TEST(IncrementalPlanner, TenGroupsStayBoundedByMaxStrategies) {
+  // t_i = tanh(x_i), s = ((t_0 + t_1) + t_2) + ...: 1022 candidates with distinct dirty sets.
+  ModelBuilder b;
+  int32_t sum = -1;
+  for (int i = 0; i < 10; ++i) {
+    const int32_t x = b.input("x" + std::to_string(i), DType::Float32, {1, 8});
+    const int32_t t = b.tensor("t" + std::to_string(i), DType::Float32, {1, 8});
+    b.op(circle::BuiltinOperator::TANH, {x}, {t});
+    if (sum < 0) {
+      sum = t;
+      continue;
+    }
+    const int32_t next = b.tensor("s" + std::to_string(i), DType::Float32, {1, 8});
+    b.op(circle::BuiltinOperator::ADD, {sum, t}, {next}, add());
+    sum = next;
+  }
+  b.output(sum);
+  auto groups = makeGroups(b.model(), {});
+  ASSERT_EQ(groups.names.size(), 10u);
+  auto s = analyzeSupport(b.model(), groups);
+  PlanOptions o;
+  o.max_strategies = 8;
+  const auto start = std::chrono::steady_clock::now();
+  auto plan = planStrategies(b.model(), groups, s, o);
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(plan.chosen.size(), 8u);
+  EXPECT_EQ(plan.chosen.size() + plan.rejected.size(), 1022u);
+  EXPECT_LT(elapsed, std::chrono::seconds(2));
+  // The cheapest per byte go first: changing only the last input recomputes least.
+  EXPECT_TRUE(std::any_of(plan.chosen.begin(), plan.chosen.end(),
+                          [](const Candidate &c) { return c.changed == (GroupSet{1} << 9); }));
+  auto package = buildPackage(b.model(), groups, s, plan);
+  EXPECT_EQ(package.strategies.size(), 10u); // monolith + 8 + all_changed
 }
 
 TEST(IncrementalLegality, DynamicVariableEffectsNamesAndStateWritesAreRefused) {
