@@ -230,6 +230,28 @@ def test_clip_fused_layout(clip):
     assert ratio <= 1.05
 
 
+def test_clip_signature_unaware_onert_runs_main(clip, tmp_path):
+    """onert (which compiles every subgraph at prepare) loads the multi-signature file and runs
+    subgraph 0 with the plain conversion's outputs."""
+    pytest.importorskip("onert")
+    import sys
+
+    import numpy as np
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "e2e"))
+    from onert_child import run_onert_child
+
+    rng = np.random.default_rng(0)
+    feeds = [rng.standard_normal((1, 3, 16, 16)).astype(np.float32),
+             rng.integers(0, VOCAB, (PROMPTS, TOKENS)).astype(np.int64), np.ones((PROMPTS, TOKENS), np.int64)]
+    plain, proc, _ = run_onert_child(clip / "plain.circle", feeds, tmp_path / "plain")
+    assert plain is not None, proc.stderr
+    incremental, proc, phases = run_onert_child(clip / "clip.circle", feeds, tmp_path / "incremental")
+    assert incremental is not None, (phases, proc.stderr)
+    assert len(plain) == len(incremental) == 4
+    for a, b in zip(plain, incremental):
+        assert np.array_equal(a, b)
+
+
 def test_clip_g5_file_size(clip):
     plain = (clip / "plain.circle").stat().st_size
     incremental = (clip / "clip.circle").stat().st_size
