@@ -6,6 +6,7 @@
 #include "tico/circle/verify.h"
 #include "tico/plugin/registry.h"
 #include "tico/support/error.h"
+#include "tico/support/log.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -41,12 +42,20 @@ void addIncrementalStrategies(const Registry &registry, CircleModel &model, cons
 void exposeStateWrites(Manifest &manifest) {
   for (std::size_t i = 0; i < manifest.stages.size(); ++i) {
     Stage &stage = manifest.stages[i];
-    if (stage.kind != StageKind::Passes || stage.strategy != PassStrategy::Once)
+    if (stage.kind != StageKind::Passes)
       continue;
     auto it = std::find_if(stage.passes.begin(), stage.passes.end(),
                            [](const PassInvocation &p) { return p.name == "state-writes"; });
     if (it == stage.passes.begin() || it == stage.passes.end())
       continue;
+    if (stage.strategy != PassStrategy::Once) {
+      // Splitting would change what a repeating stage does; the writes its earlier passes make
+      // visible are then dropped before anyone can see them.
+      TICO_WARN << "--incremental: stage '" << stage.name
+                << "' repeats its passes and drops state writes with state-writes; writes made visible by "
+                   "its earlier passes cannot be observed, so they cannot refuse incremental strategies";
+      continue;
+    }
     Stage rest = stage;
     rest.name = stage.name + "-state-writes";
     rest.passes.assign(std::next(stage.passes.begin(), it - stage.passes.begin()), stage.passes.end());
