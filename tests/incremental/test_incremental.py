@@ -308,6 +308,24 @@ def test_clip_dynamic_prompt_count(tmp_path):
     assert stats["mismatches"] == 0
 
 
+def test_clip_budget_for_one_frontier(clip, tmp_path):
+    """G4: with room for one frontier the planner keeps the strategy that avoids more work per
+    byte, never exceeds the budget, and says why the other one went."""
+    convert(clip / "clip.pt2", tmp_path / "one.circle", "--incremental", "--incremental-group",
+            "input_ids+attention_mask", "--incremental-budget", "1KiB")
+    verify(tmp_path / "one.circle")
+    manifest = json.loads(sidecar(tmp_path / "one.circle").read_text())
+    assert manifest["budget"]["retained_bytes"] == 1024
+    assert manifest["budget"]["retained_bytes_used"] <= 1024
+    assert sum(r["bytes"] for r in manifest["retained"]) == manifest["budget"]["retained_bytes_used"]
+    assert [s["name"] for s in manifest["strategies"]] == ["monolithic", "changed_pixel_values", "all_changed"]
+    [rejected] = manifest["rejected"]
+    assert rejected["changed"] == ["input_ids+attention_mask"]
+    assert "would exceed the budget of 1024 bytes" in rejected["reason"]
+    stats = replay(tmp_path / "one.circle", 200, "--int-bound", f"input_ids={VOCAB}", "--seed", "6")
+    assert stats["mismatches"] == 0
+
+
 def test_three_inputs(tmp_path):
     torch.manual_seed(1)
     pt2 = export(ThreeInputs(), tuple(torch.randn(2, 32) for _ in range(3)), tmp_path / "three.pt2")
