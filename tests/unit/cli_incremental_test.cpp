@@ -71,6 +71,27 @@ TEST(CliIncremental, SidecarInspectAndVerify) {
   EXPECT_EQ(verify.exit_code, 0) << verify.output;
 }
 
+TEST(CliIncremental, APipelineStageRunsThePassAndGetsTheSidecar) {
+  ScratchDir dir;
+  writeAll(dir / "m.tir", kModel);
+  writeAll(dir / "p.yaml", "schema: tico.pipeline/v1\n"
+                           "stages:\n"
+                           "  - name: incremental\n"
+                           "    kind: circle\n"
+                           "    strategy: once\n"
+                           "    passes:\n"
+                           "      - name: incremental-strategies\n"
+                           "        options:\n"
+                           "          max_strategies: 1\n");
+  const ToolResult r = runTool(TICO_RUN_PATH, {"m.tir", "--pipeline", "p.yaml", "-o", "m.circle"}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto sidecar = nlohmann::json::parse(readAll(dir / "m.incremental.json"));
+  EXPECT_EQ(sidecar, manifestOf(readCircleFile(dir / "m.circle")));
+  EXPECT_EQ(sidecar["strategies"].size(), 3u); // monolithic, one strategy, all_changed
+  ASSERT_EQ(sidecar["rejected"].size(), 1u);
+  EXPECT_NE(sidecar["rejected"][0]["reason"].get<std::string>().find("max_strategies (1) reached"), std::string::npos);
+}
+
 TEST(CliIncremental, VerifyFindsAManifestThatDisagreesWithTheFile) {
   Converted c;
   ASSERT_EQ(c.made.exit_code, 0) << c.made.output;
