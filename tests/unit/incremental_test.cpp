@@ -353,6 +353,15 @@ TEST(IncrementalIdentity, StructureAndWeightsNotNames) {
     t.name += "_renamed";
   auto p2 = buildPackage(renamed.b.model(), groups, analyzeSupport(renamed.b.model(), groups), plan);
   EXPECT_EQ(p2.callables[2].id, package.callables[2].id);
+  // Another valid execution order (EXP of the constant after the ADD): the same ids.
+  TwoTowers reordered(true);
+  auto &ops = reordered.b.model().subgraphs[0].operators;
+  std::swap(ops[2], ops[3]);
+  auto s4 = analyzeSupport(reordered.b.model(), groups);
+  auto p4 = buildPackage(reordered.b.model(), groups, s4, planStrategies(reordered.b.model(), groups, s4, {}));
+  ASSERT_EQ(p4.callables.size(), 3u);
+  EXPECT_EQ(p4.callables[2].operators, (std::vector<uint32_t>{2, 3, 4})); // ADD, EXP, MUL now
+  EXPECT_EQ(p4.callables[2].id, package.callables[2].id);
   // Different weights: different ids.
   TwoTowers other(false);
   auto p3 = buildPackage(other.b.model(), groups, analyzeSupport(other.b.model(), groups), plan);
