@@ -263,7 +263,11 @@ int run(int argc, char **argv) {
     if (fs::path(input).extension() == ".pt2")
       request.example_inputs = input;
     request.fused = incremental_fused;
+    const auto started = std::chrono::steady_clock::now();
     tico::run::addIncrementalStrategies(registry, *result.model, request);
+    result.timings.push_back({"incremental-strategies (analysis, planning, packaging, validation)",
+                              std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                  std::chrono::steady_clock::now() - started)});
     if (encodings_path.empty())
       tico::writeCircleFile(*result.model, output);
   }
