@@ -69,6 +69,14 @@ TEST(CliIncremental, SidecarInspectAndVerify) {
       << inspect.output;
   const ToolResult verify = runTool(TICO_CIRCLE_PATH, {"verify", "m.circle"}, c.dir.path());
   EXPECT_EQ(verify.exit_code, 0) << verify.output;
+
+  const ToolResult json = runTool(TICO_CIRCLE_PATH, {"inspect", "m.circle", "--json"}, c.dir.path());
+  ASSERT_EQ(json.exit_code, 0) << json.output;
+  const auto doc = nlohmann::json::parse(json.output);
+  EXPECT_EQ(doc["incremental"]["groups"], nlohmann::json::array({"x", "y"}));
+  EXPECT_EQ(doc["incremental"]["retained_bytes"], 128);
+  EXPECT_EQ(doc["incremental"]["strategies"][1]["steps"], nlohmann::json::array({"region_x", "tail_x__y"}));
+  EXPECT_EQ(doc["incremental"]["rejected"], 0);
 }
 
 TEST(CliIncremental, APipelineStageRunsThePassAndGetsTheSidecar) {
