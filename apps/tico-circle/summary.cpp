@@ -2,6 +2,7 @@
 //
 // Text and JSON are both printed from one JSON document, so they always show the same facts.
 #include "summary.h"
+#include "incremental_manifest.h"
 
 #include "tico/circle/query.h"
 #include "tico/circle/verify.h"
@@ -204,8 +205,16 @@ json summarizeModel(const CircleModel &model, const std::string &name, uint64_t 
                                : 0;
     doc["metadata"].push_back({{"name", name}, {"buffer", buffer}, {"bytes", bytes}});
   }
+  try {
+    if (auto manifest = readIncrementalManifest(model))
+      doc["incremental"] = summarizeIncrementalManifest(*manifest);
+  } catch (const Error &e) {
+    doc["incremental"] = {{"error", e.what()}};
+  }
   if (request.verify) {
-    const auto diagnostics = verifyCircleModel(model);
+    auto diagnostics = verifyCircleModel(model);
+    for (auto &d : checkIncrementalManifest(model))
+      diagnostics.push_back(std::move(d));
     json list = json::array();
     for (const auto &d : diagnostics)
       list.push_back(d.str());
@@ -323,6 +332,31 @@ void printSummary(const json &doc, std::ostream &os) {
   for (const auto &m : doc["metadata"])
     os << "metadata '" << m["name"].get<std::string>() << "': buffer " << m["buffer"] << " (" << m["bytes"]
        << " bytes)\n";
+  if (doc.contains("incremental")) {
+    const json &inc = doc["incremental"];
+    if (inc.contains("error")) {
+      os << "incremental manifest: " << inc["error"].get<std::string>() << "\n";
+    } else {
+      std::string groups;
+      for (const auto &g : inc["groups"])
+        groups += (groups.empty() ? "" : ", ") + g.get<std::string>();
+      os << "incremental manifest: groups " << groups << "; " << inc["callables"].size() << " callables, "
+         << inc["retained"].size() << " retained tensors (" << inc["retained_bytes"] << " bytes), "
+         << inc["strategies"].size() << " strategies, " << inc["rejected"] << " rejected candidates\n";
+      for (const auto &c : inc["callables"])
+        os << "  callable '" << c["signature"].get<std::string>() << "' (" << c["kind"].get<std::string>()
+           << ", support " << c["support"].dump() << "): " << c["est_macs"] << " MACs\n";
+      for (const auto &s : inc["strategies"]) {
+        std::string steps;
+        for (const auto &st : s["steps"])
+          steps += (steps.empty() ? "" : " -> ") + st.get<std::string>();
+        char ratio[32];
+        std::snprintf(ratio, sizeof ratio, "%.4f", s["mac_ratio"].get<double>());
+        os << "  strategy '" << s["name"].get<std::string>() << "' changed " << s["changed"].dump() << ": " << steps
+           << " (MAC ratio " << ratio << ")\n";
+      }
+    }
+  }
   if (doc.contains("verify")) {
     const json &v = doc["verify"];
     os << "verify: " << v["errors"] << " errors, " << v["warnings"] << " warnings\n";

@@ -4,6 +4,7 @@
 // ("ERROR [RULE] path: message"), then a summary line. A file the reader cannot decode at all
 // (not a FlatBuffer, truncated, payloads outside the file) is reported as one error with the
 // rule code UNREADABLE.
+#include "incremental_manifest.h"
 #include "tool.h"
 
 #include "tico/circle/verify.h"
@@ -71,6 +72,10 @@ Action addVerify(CLI::App &app) {
       CircleVerifyOptions options;
       options.warnings = !request->no_warnings;
       diagnostics = verifyCircleModel(model, options);
+      // The incremental manifest against the file (only when the indices hold: it follows them).
+      if (countDiagnostics(diagnostics, CircleSeverity::Error) == 0)
+        for (auto &d : checkIncrementalManifest(model))
+          diagnostics.push_back(std::move(d));
     } catch (const Error &e) {
       // Reader messages start with the file name, which is the diagnostic's path already.
       std::string message = e.what();

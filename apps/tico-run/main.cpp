@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstring>
 #include <limits>
+#include <set>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -95,6 +96,23 @@ int run(int argc, char **argv) {
   app.add_flag("--no-progress", no_progress, "no calibration progress on stderr");
   app.add_option("--encodings", encodings_path,
                  "also write every quantized tensor's encoding (scale, zero point, type) as JSON to this file");
+  bool incremental = false;
+  std::vector<std::string> incremental_groups;
+  int64_t incremental_max_strategies = 8;
+  std::string incremental_budget;
+  bool incremental_fused = false;
+  app.add_flag("--incremental", incremental,
+               "add incremental strategies (docs/incremental.md): region subgraphs + signatures, the manifest in "
+               "the file's metadata and in <output stem>.incremental.json");
+  app.add_option("--incremental-group", incremental_groups,
+                 "with --incremental: inputs that change together, joined by '+' (repeat per group)");
+  app.add_option("--incremental-max-strategies", incremental_max_strategies,
+                 "with --incremental: strategies besides the monolith (default 8)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_flag("--incremental-fused", incremental_fused,
+               "with --incremental: also package each strategy as one subgraph (one dispatch per call)");
+  app.add_option("--incremental-budget", incremental_budget,
+                 "with --incremental: bytes all retained tensors may take (e.g. 64KiB; default unlimited)");
   app.add_flag("--force", force, "replace outputs even when they are read-only files");
   app.add_flag("-v,--verbose", verbose, "debug logging (same as TICO_LOG=4)");
 
@@ -119,6 +137,13 @@ int run(int argc, char **argv) {
       throw tico::Error("--encodings describes the Circle file written with -o");
     tico::checkOutputTarget(encodings_path, inputs, force);
   }
+  if ((!incremental_groups.empty() || !incremental_budget.empty() || incremental_fused) && !incremental)
+    throw tico::Error("--incremental-group, --incremental-budget and --incremental-fused go with --incremental");
+  if (incremental && (output.empty() || emit != "circle" || do_evaluate))
+    throw tico::Error("--incremental describes the Circle file written with -o");
+  const std::string sidecar = output.empty() ? std::string() : tico::run::incrementalSidecarPath(output);
+  if (incremental)
+    tico::checkOutputTarget(sidecar, inputs, force);
 
   tico::PluginSet plugins;
   tico::Registry registry;
@@ -166,6 +191,8 @@ int run(int argc, char **argv) {
   }
   if (!quant_recipe.empty())
     manifest.insertQuantization(tico::Manifest::load(quant_recipe));
+  if (incremental)
+    tico::run::exposeStateWrites(manifest);
   manifest.validate(registry);
 
   tico::ConversionOptions options;
@@ -188,7 +215,7 @@ int run(int argc, char **argv) {
   options.stop_before_lowering = do_evaluate || emit == "tir";
   // With --encodings the Circle file is written below, once the JSON is ready, so a failure
   // leaves neither file.
-  if (emit == "circle" && !do_evaluate && encodings_path.empty())
+  if (emit == "circle" && !do_evaluate && encodings_path.empty() && !incremental)
     options.output_path = output;
   if (dump_ir)
     options.dump_ir = [](const std::string &title, const std::string &ir) {
@@ -204,6 +231,19 @@ int run(int argc, char **argv) {
     dumper = std::make_shared<tico::run::GraphDumper>(graph_dump_dir);
     options.on_stage = [dumper](const std::string &title, const tico::Graph &g) { dumper->dump(title, g); };
   }
+  // The program's writes to buffers and inputs, as the stages see them before state-writes drops
+  // them: a Circle model has no trace of them, but an incremental strategy would skip them.
+  auto state_writes = std::make_shared<std::set<std::string>>();
+  if (incremental) {
+    auto previous = options.on_stage;
+    options.on_stage = [previous, state_writes](const std::string &title, const tico::Graph &g) {
+      for (const auto &out : g.outputs())
+        if (out.kind != tico::OutputKind::User)
+          state_writes->insert(out.target);
+      if (previous)
+        previous(title, g);
+    };
+  }
   if (fs::path(input).extension() == ".tir") {
     tico::ParseOptions parse_options;
     parse_options.file_name = input;
@@ -213,11 +253,35 @@ int run(int argc, char **argv) {
   }
 
   tico::ConversionResult result = tico::convert(registry, manifest, options);
+  if (incremental) {
+    tico::run::IncrementalRequest request;
+    request.groups = incremental_groups;
+    request.max_strategies = incremental_max_strategies;
+    if (!incremental_budget.empty())
+      request.budget = static_cast<int64_t>(tico::parseByteSize(incremental_budget));
+    request.state_writes.assign(state_writes->begin(), state_writes->end());
+    if (fs::path(input).extension() == ".pt2")
+      request.example_inputs = input;
+    request.fused = incremental_fused;
+    const auto started = std::chrono::steady_clock::now();
+    tico::run::addIncrementalStrategies(registry, *result.model, request);
+    result.timings.push_back({"incremental-strategies (analysis, planning, packaging, validation)",
+                              std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                  std::chrono::steady_clock::now() - started)});
+    if (encodings_path.empty())
+      tico::writeCircleFile(*result.model, output);
+  }
+  // The manifest beside the file, also when a pipeline stage ran incremental-strategies.
+  const bool has_manifest = result.model && tico::run::incrementalManifest(*result.model).has_value();
+  if (!incremental && has_manifest && !output.empty())
+    tico::checkOutputTarget(sidecar, inputs, force);
   if (!encodings_path.empty()) {
     const std::string json = tico::run::encodingsJson(*result.model, result.quantizer_metrics, output);
     tico::writeCircleFile(*result.model, output);
     tico::writeTextFile(encodings_path, "encodings file", json);
   }
+  if (has_manifest && !output.empty())
+    tico::run::writeTextFile(sidecar, "incremental manifest", *tico::run::incrementalManifest(*result.model));
 
   if (do_evaluate)
     tico::run::evaluate(registry, *result.graph, tico::run::EvaluateRequest{eval_inputs, output_dir, inputs, force});

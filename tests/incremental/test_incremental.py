@@ -1,0 +1,377 @@
+"""Incremental strategies end to end (docs/incremental.md, the goals of issue 14 phase A).
+
+A random-init CLIP-like dual encoder (vision: patch convolution + pre-norm transformer blocks +
+projection + normalise; text: embedding + causal blocks with a padding mask + EOS pooling +
+projection + normalise; logits from exp(logit_scale)) is exported with torch.export and converted
+with `tico-run --incremental`. Checked: the file verifies (manifest included), the strategies
+(G1: 1,000 seeded random change sequences replayed from the manifest alone, bitwise equal to the
+monolith), G5 (file <= 1.05 x the plain conversion), G7 (two conversions give the same bytes),
+a three-input model, a model that mutates a buffer (every strategy refused with the reason) and
+a retained budget below every frontier (the monolith alone).
+"""
+
+import json
+import math
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+import torch
+import torch.nn as nn
+
+TICO_RUN = os.environ["TICO_RUN"]
+TICO_CIRCLE = os.environ["TICO_CIRCLE"]
+REPLAY = os.environ["TICO_INCREMENTAL_REPLAY"]
+
+WIDTH = 128
+EMBED = 64
+VOCAB = 100
+TOKENS = 8
+PROMPTS = 2
+
+
+class Block(nn.Module):
+    def __init__(self, d, heads=4, causal=False):
+        super().__init__()
+        self.heads = heads
+        self.causal = causal
+        self.ln1 = nn.LayerNorm(d)
+        self.qkv = nn.Linear(d, 3 * d)
+        self.out = nn.Linear(d, d)
+        self.ln2 = nn.LayerNorm(d)
+        self.fc1 = nn.Linear(d, 2 * d)
+        self.fc2 = nn.Linear(2 * d, d)
+
+    def forward(self, x, bias=None):
+        b, t, d = x.shape
+        h = self.ln1(x)
+        q, k, v = self.qkv(h).reshape(b, t, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
+        scores = q @ k.transpose(-1, -2) * (1.0 / math.sqrt(d // self.heads))
+        if bias is not None:
+            scores = scores + bias
+        attn = torch.softmax(scores, dim=-1) @ v
+        x = x + self.out(attn.transpose(1, 2).reshape(b, t, d))
+        h = self.fc1(self.ln2(x))
+        return x + self.fc2(h * torch.sigmoid(1.702 * h))  # quick GELU, as CLIP
+
+
+class TinyClip(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.patch = nn.Conv2d(3, WIDTH, kernel_size=8, stride=8, bias=False)
+        self.cls = nn.Parameter(torch.randn(1, 1, WIDTH) * 0.02)
+        self.vpos = nn.Parameter(torch.randn(1, 5, WIDTH) * 0.02)
+        self.vblocks = nn.ModuleList([Block(WIDTH) for _ in range(2)])
+        self.vln = nn.LayerNorm(WIDTH)
+        self.vproj = nn.Linear(WIDTH, EMBED, bias=False)
+        self.tok = nn.Embedding(VOCAB, WIDTH)
+        self.tpos = nn.Parameter(torch.randn(1, TOKENS, WIDTH) * 0.02)
+        self.tblocks = nn.ModuleList([Block(WIDTH, causal=True) for _ in range(2)])
+        self.tln = nn.LayerNorm(WIDTH)
+        self.tproj = nn.Linear(WIDTH, EMBED, bias=False)
+        self.logit_scale = nn.Parameter(torch.tensor(math.log(1 / 0.07)))
+        self.register_buffer("causal", torch.triu(torch.full((TOKENS, TOKENS), -1e4), 1), persistent=False)
+        self.register_buffer("positions", torch.arange(TOKENS), persistent=False)
+
+    def forward(self, pixel_values, input_ids, attention_mask):
+        x = self.patch(pixel_values).flatten(2).transpose(1, 2)
+        x = torch.cat([self.cls.expand(x.shape[0], -1, -1), x], dim=1) + self.vpos
+        for blk in self.vblocks:
+            x = blk(x)
+        image = self.vproj(self.vln(x[:, 0]))
+        image_embeds = image / image.norm(dim=-1, keepdim=True)
+
+        t = self.tok(input_ids) + self.tpos
+        pad = (1.0 - attention_mask[:, None, None, :].to(torch.float32)) * -1e4
+        bias = self.causal + pad
+        for blk in self.tblocks:
+            t = blk(t, bias)
+        t = self.tln(t)
+        eos = (self.positions[None, :] == input_ids.argmax(dim=-1)[:, None]).to(torch.float32)
+        text = self.tproj((eos[:, :, None] * t).sum(dim=1))
+        text_embeds = text / text.norm(dim=-1, keepdim=True)
+
+        logits_per_text = self.logit_scale.exp() * text_embeds @ image_embeds.t()
+        return logits_per_text.t(), logits_per_text, image_embeds, text_embeds
+
+
+class ThreeInputs(nn.Module):
+    """Three independent inputs: a and b meet first, c joins at the end."""
+
+    def __init__(self):
+        super().__init__()
+        self.fa = nn.Sequential(nn.Linear(32, 64), nn.Tanh(), nn.Linear(64, 64))
+        self.fb = nn.Sequential(nn.Linear(32, 64), nn.Tanh(), nn.Linear(64, 64))
+        self.fc = nn.Sequential(nn.Linear(32, 64), nn.Tanh(), nn.Linear(64, 64))
+        self.mix = nn.Linear(64, 64)
+
+    def forward(self, a, b, c):
+        ab = self.mix(torch.tanh(self.fa(a) + self.fb(b)))
+        return ab * self.fc(c), ab
+
+
+class CountsCalls(nn.Module):
+    """Mutates a buffer: an incremental strategy would skip or repeat the write."""
+
+    def __init__(self):
+        super().__init__()
+        self.fa = nn.Linear(16, 16)
+        self.fb = nn.Linear(16, 16)
+        self.register_buffer("calls", torch.zeros(1))
+
+    def forward(self, a, b):
+        self.calls.add_(1.0)
+        return self.fa(a) * self.fb(b) + self.calls
+
+
+def export(module, args, path):
+    torch.manual_seed(0)
+    ep = torch.export.export(module.eval(), args)
+    torch.export.save(ep, str(path))
+    return path
+
+
+def convert(pt2, out, *extra):
+    result = subprocess.run([TICO_RUN, str(pt2), "-o", str(out), *extra], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    return result
+
+
+def sidecar(circle):
+    return Path(circle).with_suffix(".incremental.json")
+
+
+def replay(circle, sequences, *extra):
+    result = subprocess.run([REPLAY, str(circle), "--sequences", str(sequences), *extra],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return json.loads(result.stdout)
+
+
+def verify(circle):
+    result = subprocess.run([TICO_CIRCLE, "verify", "--no-warnings", str(circle)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.fixture(scope="module")
+def clip(tmp_path_factory):
+    d = tmp_path_factory.mktemp("clip")
+    torch.manual_seed(0)
+    model = TinyClip()
+    args = (torch.randn(1, 3, 16, 16), torch.randint(0, VOCAB, (PROMPTS, TOKENS)),
+            torch.ones(PROMPTS, TOKENS, dtype=torch.int64))
+    pt2 = export(model, args, d / "clip.pt2")
+    convert(pt2, d / "plain.circle")
+    group = ["--incremental", "--incremental-group", "input_ids+attention_mask"]
+    convert(pt2, d / "clip.circle", *group)
+    convert(pt2, d / "again.circle", *group)
+    convert(pt2, d / "fused.circle", *group, "--incremental-fused")
+    # A second export of the same module (other example values): region ids must not change.
+    torch.manual_seed(5)
+    args2 = (torch.randn(1, 3, 16, 16), torch.randint(0, VOCAB, (PROMPTS, TOKENS)),
+             torch.ones(PROMPTS, TOKENS, dtype=torch.int64))
+    convert(export(model, args2, d / "reexport.pt2"), d / "reexport.circle", *group)
+    return d
+
+
+def test_clip_strategies_and_manifest(clip):
+    verify(clip / "clip.circle")
+    manifest = json.loads(sidecar(clip / "clip.circle").read_text())
+    assert manifest["format"] == "incremental.manifest.v1"
+    assert [g["name"] for g in manifest["groups"]] == ["pixel_values", "input_ids+attention_mask"]
+    names = [s["name"] for s in manifest["strategies"]]
+    assert names == ["monolithic", "changed_pixel_values", "changed_input_ids+attention_mask", "all_changed"]
+    by_name = {s["name"]: s for s in manifest["strategies"]}
+    # Text changed: the vision tower's embedding is retained and read, and vice versa.
+    assert by_name["changed_input_ids+attention_mask"]["reads_retained"] != []
+    assert by_name["changed_pixel_values"]["reads_retained"] != []
+    for name in ("changed_pixel_values", "changed_input_ids+attention_mask"):
+        assert 0 < by_name[name]["mac_ratio"] < 1
+    kinds = sorted(c["kind"] for c in manifest["callables"])
+    assert kinds == ["fusion_tail", "region", "region"]
+    assert manifest["rejected"] == []
+    assert manifest["validation"]["inputs"] == "seeded + example-inputs"
+    print("CLIP strategies:", {s["name"]: round(s["mac_ratio"], 4) for s in manifest["strategies"]},
+          "retained bytes:", manifest["budget"]["retained_bytes_used"])
+
+    inspect = subprocess.run([TICO_CIRCLE, "inspect", str(clip / "clip.circle")], capture_output=True, text=True)
+    assert inspect.returncode == 0, inspect.stderr
+    assert "incremental manifest: groups pixel_values, input_ids+attention_mask; 3 callables" in inspect.stdout
+    assert "signature 'main' -> subgraph 0" in inspect.stdout
+    assert "strategy 'changed_pixel_values'" in inspect.stdout
+
+
+def test_clip_g1_parity_over_1000_sequences(clip):
+    stats = replay(clip / "clip.circle", 1000, "--int-bound", f"input_ids={VOCAB}", "--seed", "14")
+    print("G1:", stats)
+    assert stats["mismatches"] == 0
+    assert stats["sequences"] == 1000
+    # Every strategy was exercised.
+    for name in ("monolithic", "changed_pixel_values", "changed_input_ids+attention_mask", "all_changed", "none"):
+        assert stats["strategies"].get(name, 0) > 0, stats
+
+
+def test_clip_fused_layout(clip):
+    """Layout A: each strategy also as one subgraph; replayed through the fused signatures."""
+    verify(clip / "fused.circle")
+    manifest = json.loads(sidecar(clip / "fused.circle").read_text())
+    fused = {s["name"]: s["fused"] for s in manifest["strategies"]}
+    assert fused == {"monolithic": None, "changed_pixel_values": "fused_changed_pixel_values",
+                     "changed_input_ids+attention_mask": "fused_changed_input_ids+attention_mask",
+                     "all_changed": None}
+    assert sorted(c["kind"] for c in manifest["callables"]).count("fused_strategy") == 2
+    stats = replay(clip / "fused.circle", 1000, "--int-bound", f"input_ids={VOCAB}", "--seed", "15", "--fused")
+    print("G1 (fused):", stats)
+    assert stats["mismatches"] == 0
+    assert stats["strategies"].get("changed_pixel_values (fused)", 0) > 0, stats
+    ratio = (clip / "fused.circle").stat().st_size / (clip / "plain.circle").stat().st_size
+    print(f"G5 (fused): {ratio:.4f}")
+    assert ratio <= 1.05
+
+
+def test_clip_signature_unaware_onert_runs_main(clip, tmp_path):
+    """onert (which compiles every subgraph at prepare) loads the multi-signature file and runs
+    subgraph 0 with the plain conversion's outputs."""
+    pytest.importorskip("onert")
+    import sys
+
+    import numpy as np
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "e2e"))
+    from onert_child import run_onert_child
+
+    rng = np.random.default_rng(0)
+    feeds = [rng.standard_normal((1, 3, 16, 16)).astype(np.float32),
+             rng.integers(0, VOCAB, (PROMPTS, TOKENS)).astype(np.int64), np.ones((PROMPTS, TOKENS), np.int64)]
+    plain, proc, _ = run_onert_child(clip / "plain.circle", feeds, tmp_path / "plain")
+    assert plain is not None, proc.stderr
+    incremental, proc, phases = run_onert_child(clip / "clip.circle", feeds, tmp_path / "incremental")
+    assert incremental is not None, (phases, proc.stderr)
+    assert len(plain) == len(incremental) == 4
+    for a, b in zip(plain, incremental):
+        assert np.array_equal(a, b)
+
+
+def test_clip_g5_file_size(clip):
+    plain = (clip / "plain.circle").stat().st_size
+    incremental = (clip / "clip.circle").stat().st_size
+    print(f"G5: {incremental} / {plain} = {incremental / plain:.4f}")
+    assert incremental <= 1.05 * plain
+
+
+def test_clip_g7_deterministic(clip):
+    assert (clip / "clip.circle").read_bytes() == (clip / "again.circle").read_bytes()
+    assert sidecar(clip / "clip.circle").read_bytes() == sidecar(clip / "again.circle").read_bytes()
+
+
+def test_clip_region_ids_stable_across_exports(clip):
+    first = json.loads(sidecar(clip / "clip.circle").read_text())
+    second = json.loads(sidecar(clip / "reexport.circle").read_text())
+    assert [c["id"] for c in first["callables"]] == [c["id"] for c in second["callables"]]
+    assert len({c["id"] for c in first["callables"]}) == 3
+
+
+def test_clip_budget_below_every_frontier_gives_the_monolith(clip, tmp_path):
+    convert(clip / "clip.pt2", tmp_path / "tight.circle", "--incremental", "--incremental-group",
+            "input_ids+attention_mask", "--incremental-budget", "16")
+    verify(tmp_path / "tight.circle")
+    manifest = json.loads(sidecar(tmp_path / "tight.circle").read_text())
+    assert [s["name"] for s in manifest["strategies"]] == ["monolithic"]
+    assert manifest["callables"] == []
+    assert all("over the budget of 16 bytes" in r["reason"] for r in manifest["rejected"]), manifest["rejected"]
+    assert len(manifest["rejected"]) == 2
+
+
+def test_clip_dynamic_prompt_count(tmp_path):
+    """A dynamic number of prompts: the text embeddings have an unbounded size, so the strategy
+    that would retain them (image changed) is refused with the reason; text changed still reads
+    the static image embeddings. The example inputs (3 prompts) validate too."""
+    torch.manual_seed(0)
+    model = TinyClip().eval()
+    args = (torch.randn(1, 3, 16, 16), torch.randint(0, VOCAB, (3, TOKENS)),
+            torch.ones(3, TOKENS, dtype=torch.int64))
+    prompts = torch.export.Dim("prompts", min=1, max=64)
+    ep = torch.export.export(model, args, dynamic_shapes=(None, {0: prompts}, {0: prompts}))
+    torch.export.save(ep, str(tmp_path / "dyn.pt2"))
+    convert(tmp_path / "dyn.pt2", tmp_path / "dyn.circle", "--incremental", "--incremental-group",
+            "input_ids+attention_mask")
+    verify(tmp_path / "dyn.circle")
+    manifest = json.loads(sidecar(tmp_path / "dyn.circle").read_text())
+    assert [s["name"] for s in manifest["strategies"]] == ["monolithic", "changed_input_ids+attention_mask",
+                                                           "all_changed"]
+    assert manifest["inputs"][1]["shape"] == [-1, TOKENS]
+    [rejected] = manifest["rejected"]
+    assert rejected["changed"] == ["pixel_values"]
+    assert "has a dynamic shape; its size is unbounded" in rejected["reason"]
+    assert manifest["validation"]["inputs"] == "seeded + example-inputs"
+    stats = replay(tmp_path / "dyn.circle", 200, "--int-bound", f"input_ids={VOCAB}", "--seed", "4")
+    assert stats["mismatches"] == 0
+
+
+def test_clip_budget_for_one_frontier(clip, tmp_path):
+    """G4: with room for one frontier the planner keeps the strategy that avoids more work per
+    byte, never exceeds the budget, and says why the other one went."""
+    convert(clip / "clip.pt2", tmp_path / "one.circle", "--incremental", "--incremental-group",
+            "input_ids+attention_mask", "--incremental-budget", "1KiB")
+    verify(tmp_path / "one.circle")
+    manifest = json.loads(sidecar(tmp_path / "one.circle").read_text())
+    assert manifest["budget"]["retained_bytes"] == 1024
+    assert manifest["budget"]["retained_bytes_used"] <= 1024
+    assert sum(r["bytes"] for r in manifest["retained"]) == manifest["budget"]["retained_bytes_used"]
+    assert [s["name"] for s in manifest["strategies"]] == ["monolithic", "changed_pixel_values", "all_changed"]
+    [rejected] = manifest["rejected"]
+    assert rejected["changed"] == ["input_ids+attention_mask"]
+    assert "would exceed the budget of 1024 bytes" in rejected["reason"]
+    stats = replay(tmp_path / "one.circle", 200, "--int-bound", f"input_ids={VOCAB}", "--seed", "6")
+    assert stats["mismatches"] == 0
+
+
+def test_three_inputs(tmp_path):
+    torch.manual_seed(1)
+    pt2 = export(ThreeInputs(), tuple(torch.randn(2, 32) for _ in range(3)), tmp_path / "three.pt2")
+    convert(pt2, tmp_path / "three.circle", "--incremental")
+    verify(tmp_path / "three.circle")
+    manifest = json.loads(sidecar(tmp_path / "three.circle").read_text())
+    names = [s["name"] for s in manifest["strategies"]]
+    assert names[0] == "monolithic" and names[-1] == "all_changed"
+    # All 2^3 - 2 proper change sets dirty different operators: six strategies over five
+    # callables (three towers, the a+b tail, the a+b+c tail).
+    assert names[1:-1] == ["changed_a", "changed_b", "changed_a__b", "changed_c", "changed_a__c", "changed_b__c"]
+    assert [c["signature"] for c in manifest["callables"]] == ["region_a", "region_b", "region_c", "tail_a__b",
+                                                               "tail_a__b__c"]
+    assert manifest["strategies"][4]["steps"] == ["region_c", "tail_a__b__c"]
+    stats = replay(tmp_path / "three.circle", 300, "--seed", "3")
+    print("three inputs:", names, stats)
+    assert stats["mismatches"] == 0
+
+
+def test_three_inputs_quantized(tmp_path):
+    """uint8 PTQ (random calibration): retained tensors carry the monolith's qparams, strategies
+    are integer-identical to the monolith."""
+    torch.manual_seed(1)
+    pt2 = export(ThreeInputs(), tuple(torch.randn(2, 32) for _ in range(3)), tmp_path / "three.pt2")
+    recipe = Path(os.environ.get("TICO_SOURCE_DIR", Path(__file__).resolve().parents[2])) / "configs/quant/cnn-uint8.yaml"
+    convert(pt2, tmp_path / "q.circle", "--quant", str(recipe), "--calibration", "random", "--no-progress",
+            "--incremental")
+    verify(tmp_path / "q.circle")
+    manifest = json.loads(sidecar(tmp_path / "q.circle").read_text())
+    assert len(manifest["strategies"]) == 8
+    # The towers' outputs stay uint8 across the frontier; the public output ab is dequantized.
+    quantized = [r for r in manifest["retained"] if r["dtype"] == "UINT8"]
+    assert len(quantized) == 4 and all(r["qparams"]["scale"] for r in quantized), manifest["retained"]
+    stats = replay(tmp_path / "q.circle", 300, "--seed", "9")
+    print("quantized three inputs:", stats)
+    assert stats["mismatches"] == 0
+
+
+def test_mutated_buffer_is_rejected_with_its_reason(tmp_path):
+    torch.manual_seed(2)
+    pt2 = export(CountsCalls(), (torch.randn(1, 16), torch.randn(1, 16)), tmp_path / "mut.pt2")
+    convert(pt2, tmp_path / "mut.circle", "--incremental")
+    verify(tmp_path / "mut.circle")
+    manifest = json.loads(sidecar(tmp_path / "mut.circle").read_text())
+    assert [s["name"] for s in manifest["strategies"]] == ["monolithic"]
+    assert len(manifest["rejected"]) == 2
+    for r in manifest["rejected"]:
+        assert "mutates 'calls'" in r["reason"], r
+        assert "buffer or input mutation" in r["reason"], r

@@ -1,0 +1,174 @@
+// tico-run --incremental and the Circle tools on its output (docs/incremental.md): the sidecar,
+// inspect's manifest summary, verify's rule INCREMENTAL_MANIFEST on a tampered manifest and on
+// a retained tensor whose contract differs across a frontier edge, and the option errors.
+#include "cli_test_support.h"
+
+#include "tico/circle/reader.h"
+#include "tico/circle/writer.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace tico::cli_test {
+namespace {
+
+const std::string kModel = "graph @main {\n"
+                           "  input %x: f32[2, 8]\n"
+                           "  input %y: f32[2, 8]\n"
+                           "  %tx: f32[2, 8] = aten::tanh.default(%x)\n"
+                           "  %sy: f32[2, 8] = aten::sigmoid.default(%y)\n"
+                           "  %s: f32[2, 8] = aten::add.Tensor(%tx, %sy)\n"
+                           "  %m: f32[2, 8] = aten::mul.Tensor(%s, %tx)\n"
+                           "  return %m\n"
+                           "}\n";
+
+struct Converted {
+  ScratchDir dir;
+  ToolResult made;
+  Converted() {
+    writeAll(dir / "m.tir", kModel);
+    made = runTool(TICO_RUN_PATH, {"m.tir", "--passes", "remove-nop", "--incremental", "-o", "m.circle"}, dir.path());
+  }
+};
+
+nlohmann::json manifestOf(const CircleModel &model, uint32_t *buffer = nullptr) {
+  for (const auto &[name, b] : model.metadata)
+    if (name == "incremental.manifest.v1") {
+      if (buffer)
+        *buffer = b;
+      auto bytes = model.buffers.at(b).data->contiguousBytes();
+      return nlohmann::json::parse(std::string(reinterpret_cast<const char *>(bytes.data()), bytes.size()));
+    }
+  return nullptr;
+}
+
+void setManifest(CircleModel &model, const nlohmann::json &manifest) {
+  uint32_t buffer = 0;
+  manifestOf(model, &buffer);
+  const std::string text = manifest.dump(2);
+  std::vector<uint8_t> bytes(text.begin(), text.end());
+  model.buffers[buffer].data = std::make_shared<TensorData>(
+      TensorData::fromVector(DType::UInt8, {static_cast<int64_t>(bytes.size())}, bytes));
+}
+
+TEST(CliIncremental, SidecarInspectAndVerify) {
+  Converted c;
+  ASSERT_EQ(c.made.exit_code, 0) << c.made.output;
+  const auto sidecar = nlohmann::json::parse(readAll(c.dir / "m.incremental.json"));
+  const CircleModel model = readCircleFile(c.dir / "m.circle");
+  EXPECT_EQ(sidecar, manifestOf(model));
+  EXPECT_EQ(sidecar["strategies"].size(), 4u); // monolithic, changed_x, changed_y, all_changed
+  EXPECT_EQ(model.subgraphs.size(), 4u);
+
+  const ToolResult inspect = runTool(TICO_CIRCLE_PATH, {"inspect", "m.circle"}, c.dir.path());
+  EXPECT_EQ(inspect.exit_code, 0) << inspect.output;
+  EXPECT_NE(inspect.output.find("incremental manifest: groups x, y; 3 callables"), std::string::npos)
+      << inspect.output;
+  EXPECT_NE(inspect.output.find("strategy 'changed_y' changed [\"y\"]: region_y -> tail_x__y"), std::string::npos)
+      << inspect.output;
+  const ToolResult verify = runTool(TICO_CIRCLE_PATH, {"verify", "m.circle"}, c.dir.path());
+  EXPECT_EQ(verify.exit_code, 0) << verify.output;
+
+  const ToolResult json = runTool(TICO_CIRCLE_PATH, {"inspect", "m.circle", "--json"}, c.dir.path());
+  ASSERT_EQ(json.exit_code, 0) << json.output;
+  const auto doc = nlohmann::json::parse(json.output);
+  EXPECT_EQ(doc["incremental"]["groups"], nlohmann::json::array({"x", "y"}));
+  EXPECT_EQ(doc["incremental"]["retained_bytes"], 128);
+  EXPECT_EQ(doc["incremental"]["strategies"][1]["steps"], nlohmann::json::array({"region_x", "tail_x__y"}));
+  EXPECT_EQ(doc["incremental"]["rejected"], 0);
+}
+
+TEST(CliIncremental, APipelineStageRunsThePassAndGetsTheSidecar) {
+  ScratchDir dir;
+  writeAll(dir / "m.tir", kModel);
+  writeAll(dir / "p.yaml", "schema: tico.pipeline/v1\n"
+                           "stages:\n"
+                           "  - name: incremental\n"
+                           "    kind: circle\n"
+                           "    strategy: once\n"
+                           "    passes:\n"
+                           "      - name: incremental-strategies\n"
+                           "        options:\n"
+                           "          max_strategies: 1\n");
+  const ToolResult r = runTool(TICO_RUN_PATH, {"m.tir", "--pipeline", "p.yaml", "-o", "m.circle"}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto sidecar = nlohmann::json::parse(readAll(dir / "m.incremental.json"));
+  EXPECT_EQ(sidecar, manifestOf(readCircleFile(dir / "m.circle")));
+  EXPECT_EQ(sidecar["strategies"].size(), 3u); // monolithic, one strategy, all_changed
+  ASSERT_EQ(sidecar["rejected"].size(), 1u);
+  EXPECT_NE(sidecar["rejected"][0]["reason"].get<std::string>().find("max_strategies (1) reached"), std::string::npos);
+}
+
+TEST(CliIncremental, VerifyFindsAManifestThatDisagreesWithTheFile) {
+  Converted c;
+  ASSERT_EQ(c.made.exit_code, 0) << c.made.output;
+  CircleModel model = readCircleFile(c.dir / "m.circle");
+  auto manifest = manifestOf(model);
+  manifest["callables"][0]["signature"] = "region_nope";
+  setManifest(model, manifest);
+  writeCircleFile(model, c.dir / "bad.circle");
+  const ToolResult verify = runTool(TICO_CIRCLE_PATH, {"verify", "bad.circle"}, c.dir.path());
+  EXPECT_EQ(verify.exit_code, 2) << verify.output;
+  EXPECT_NE(verify.output.find("ERROR [INCREMENTAL_MANIFEST] manifest.callables[0]: signature 'region_nope' is not "
+                               "in the file"),
+            std::string::npos)
+      << verify.output;
+  EXPECT_NE(verify.output.find("step 'region_x' is no callable of the manifest"), std::string::npos) << verify.output;
+}
+
+TEST(CliIncremental, VerifyFindsARetainedContractThatDiffersAcrossAFrontierEdge) {
+  Converted c;
+  ASSERT_EQ(c.made.exit_code, 0) << c.made.output;
+  CircleModel model = readCircleFile(c.dir / "m.circle");
+  // The tail reads tx (retained, produced by region_x): give its copy in the tail a scale.
+  const auto manifest = manifestOf(model);
+  uint32_t tail = 0;
+  for (const auto &callable : manifest["callables"])
+    if (callable["kind"] == "fusion_tail")
+      tail = callable["subgraph"].get<uint32_t>();
+  ASSERT_GT(tail, 0u);
+  bool changed = false;
+  for (auto &t : model.subgraphs[tail].tensors)
+    if (t.name == "tx") {
+      auto q = std::make_shared<circle::QuantizationParametersT>();
+      q->scale = {0.5f};
+      q->zero_point = {0};
+      t.quantization = q;
+      changed = true;
+    }
+  ASSERT_TRUE(changed) << manifest.dump();
+  writeCircleFile(model, c.dir / "bad.circle");
+  const ToolResult verify = runTool(TICO_CIRCLE_PATH, {"verify", "--no-warnings", "bad.circle"}, c.dir.path());
+  EXPECT_EQ(verify.exit_code, 2) << verify.output;
+  EXPECT_NE(verify.output.find("'tx' has another type, shape or quantization in signature 'tail_x__y'"),
+            std::string::npos)
+      << verify.output;
+}
+
+TEST(CliIncremental, OptionErrors) {
+  ScratchDir dir;
+  writeAll(dir / "m.tir", kModel);
+  ToolResult r = runTool(TICO_RUN_PATH, {"m.tir", "--passes", "remove-nop", "--incremental-budget", "1KiB", "-o",
+                                         "m.circle"},
+                         dir.path());
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("--incremental-group, --incremental-budget and --incremental-fused go with --incremental"),
+            std::string::npos)
+      << r.output;
+  r = runTool(TICO_RUN_PATH, {"m.tir", "--passes", "remove-nop", "--incremental", "--emit", "tir", "-o", "m.tir2"},
+              dir.path());
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("--incremental describes the Circle file written with -o"), std::string::npos) << r.output;
+  r = runTool(TICO_RUN_PATH, {"m.tir", "--passes", "remove-nop", "--incremental", "--incremental-group", "x+q", "-o",
+                              "m.circle"},
+              dir.path());
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("group 'x+q' names 'q', which is not a public input (inputs: x, y)"), std::string::npos)
+      << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir / "m.circle"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "m.incremental.json"));
+}
+
+} // namespace
+} // namespace tico::cli_test
