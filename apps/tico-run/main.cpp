@@ -281,7 +281,7 @@ int run(int argc, char **argv) {
     tico::writeTextFile(encodings_path, "encodings file", json);
   }
   if (has_manifest && !output.empty())
-    tico::run::writeTextFile(sidecar, "incremental manifest", *tico::run::incrementalManifest(*result.model));
+    tico::writeTextFile(sidecar, "incremental manifest", *tico::run::incrementalManifest(*result.model));
 
   if (do_evaluate)
     tico::run::evaluate(registry, *result.graph, tico::run::EvaluateRequest{eval_inputs, output_dir, inputs, force});

@@ -35,3 +35,21 @@ TEST(SymExprTest, PrintsCanonicallyAndListsSymbols) {
   EXPECT_TRUE(SymExpr::parse("s0").isSymbol());
   EXPECT_FALSE(SymExpr::parse("2*s0").isSymbol());
 }
+
+// Found by the text-ir fuzzer: nesting used to recurse until the stack overflowed.
+TEST(SymExprTest, RefusesNestingThatWouldExhaustTheStack) {
+  const std::string parens = std::string(5000, '(') + "s0" + std::string(5000, ')');
+  EXPECT_THROW(SymExpr::parse(parens), Error);
+  EXPECT_THROW(SymExpr::parse(std::string(5000, '-') + "s0"), Error);
+  std::string chain = "s0";
+  for (int i = 0; i < 5000; ++i)
+    chain += "+s0";
+  EXPECT_THROW(SymExpr::parse(chain), Error);
+  std::string srepr = "Symbol('s0')";
+  for (int i = 0; i < 5000; ++i)
+    srepr = "Add(" + srepr + ", Integer(1))";
+  EXPECT_THROW(SymExpr::fromSympySrepr(srepr), Error);
+  // Ordinary depth still parses.
+  std::map<std::string, int64_t> b{{"s0", 3}};
+  EXPECT_EQ(SymExpr::parse("((((s0 + 1))))*2").evaluate(b), 8);
+}

@@ -18,6 +18,7 @@ struct SymExpr::Node {
   int64_t value = 0;
   std::string name;
   std::vector<std::shared_ptr<const Node>> args;
+  int depth = 1; // longest path to a leaf; bounded so printing and evaluating cannot exhaust the stack
 };
 
 namespace {
@@ -31,6 +32,13 @@ NodePtr make(K kind, std::vector<NodePtr> args = {}, int64_t value = 0, std::str
   n->args = std::move(args);
   n->value = value;
   n->name = std::move(name);
+  // A long chain "a+a+a+..." parses without recursion but builds a tree as deep as it is long;
+  // every later walk recurses over it. Real sizes are a few levels deep.
+  constexpr int kMaxTreeDepth = 1000;
+  for (const NodePtr &arg : n->args)
+    n->depth = std::max(n->depth, arg->depth + 1);
+  if (n->depth > kMaxTreeDepth)
+    throw Error("symbolic expression nested deeper than " + std::to_string(kMaxTreeDepth) + " levels");
   return n;
 }
 
@@ -97,10 +105,16 @@ private:
         return lhs;
     }
   }
+  // Every recursive descent passes through here, so one counter bounds the C++ stack: deeply
+  // nested parentheses or minus signs overflowed it before (text-ir fuzzer). Real shapes nest a
+  // handful of levels.
+  static constexpr int kMaxNesting = 200;
   NodePtr unary() {
-    if (eat("-"))
-      return make(K::Neg, {unary()});
-    return primary();
+    if (++depth_ > kMaxNesting)
+      fail("nested deeper than " + std::to_string(kMaxNesting) + " levels");
+    NodePtr e = eat("-") ? make(K::Neg, {unary()}) : primary();
+    --depth_;
+    return e;
   }
   NodePtr primary() {
     skip();
@@ -153,6 +167,7 @@ private:
 
   std::string_view text_;
   std::size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 int precedence(K k) {
@@ -346,7 +361,15 @@ private:
       return;
     }
   }
+  static constexpr int kMaxNesting = 200; // bounds the recursion, as in InfixParser
   NodePtr call() {
+    if (++depth_ > kMaxNesting)
+      fail("nested deeper than " + std::to_string(kMaxNesting) + " levels");
+    NodePtr n = callBody();
+    --depth_;
+    return n;
+  }
+  NodePtr callBody() {
     std::string name = ident();
     expect('(');
     NodePtr result;
@@ -401,6 +424,7 @@ private:
 
   std::string_view text_;
   std::size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 } // namespace
