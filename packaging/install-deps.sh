@@ -24,7 +24,7 @@ apt_packages=(
   flatbuffers-compiler libflatbuffers-dev
   libboost-dev libboost-filesystem-dev
   libyaml-cpp-dev libspdlog-dev libfmt-dev
-  libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev libeigen3-dev
+  libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev libeigen3-dev libdnnl-dev
   llvm-14-tools graphviz time
   clang libclang-rt-14-dev
 )

@@ -1,5 +1,7 @@
 #include "parallel.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <exception>
@@ -24,39 +26,38 @@ int threadCount() {
   return count;
 }
 
+// On OpenMP, the runtime oneDNN's products use too (gemm.cpp): one pool of threads that stay
+// alive between operators, where starting threads per call cost tens of microseconds on every
+// small operator. Inside a region (a kernel that splits work and calls gemmNT or parallelFor in
+// each part) a nested call runs on its caller's thread: OpenMP leaves nested regions serial.
 void parallelFor(int64_t count, int64_t min_items_per_thread, const std::function<void(int64_t, int64_t)> &fn) {
   if (count <= 0)
     return;
   const int64_t useful = std::max<int64_t>(1, count / std::max<int64_t>(1, min_items_per_thread));
   const int64_t threads = std::min<int64_t>(threadCount(), useful);
-  if (threads <= 1) {
+  if (threads <= 1 || omp_in_parallel()) {
     fn(0, count);
     return;
   }
-  const int64_t chunk = (count + threads - 1) / threads;
+  // An exception must not leave an OpenMP region: each thread keeps its own and the first one is
+  // rethrown on the calling thread once all have finished.
   std::vector<std::exception_ptr> errors(static_cast<std::size_t>(threads));
-  std::vector<std::thread> workers;
-  workers.reserve(static_cast<std::size_t>(threads - 1));
-  for (int64_t t = 1; t < threads; ++t) {
-    const int64_t begin = t * chunk;
+#pragma omp parallel num_threads(static_cast<int>(threads))
+  {
+    // The team may be smaller than asked (OMP_THREAD_LIMIT); the ranges follow the real size.
+    const int64_t team = omp_get_num_threads();
+    const int64_t t = omp_get_thread_num();
+    const int64_t chunk = (count + team - 1) / team;
+    const int64_t begin = std::min(count, t * chunk);
     const int64_t end = std::min(count, begin + chunk);
-    if (begin >= end)
-      break;
-    workers.emplace_back([&, t, begin, end] {
+    if (begin < end) {
       try {
         fn(begin, end);
       } catch (...) {
         errors[static_cast<std::size_t>(t)] = std::current_exception();
       }
-    });
+    }
   }
-  try {
-    fn(0, std::min(count, chunk));
-  } catch (...) {
-    errors[0] = std::current_exception();
-  }
-  for (auto &worker : workers)
-    worker.join();
   for (auto &error : errors)
     if (error)
       std::rethrow_exception(error);

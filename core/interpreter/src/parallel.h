@@ -2,7 +2,9 @@
 //
 // The thread count is TICO_INTERPRETER_THREADS when set (1 disables threading), otherwise the
 // number of hardware threads (at most 8). Work below `min_items_per_thread` items per thread
-// stays on the calling thread, so small operators never pay for thread start-up.
+// stays on the calling thread, so small operators never pay for waking a thread. The threads are
+// OpenMP's pool, shared with the oneDNN products of gemm.cpp; a call made from inside another
+// parallelFor runs on its caller's thread.
 #pragma once
 
 #include <cstdint>
