@@ -5,13 +5,16 @@ encoder block, an MLP), converts each with ``tico-run``, checks that both runtim
 PyTorch eager, then times steady-state inference in one run of this script:
 
 * onert: one prepared session (``infer.session``), ``--warmup`` untimed then ``--runs`` timed
-  ``session.infer`` calls;
+  ``session.infer`` calls, in a worker process (tests/bench/onert_timer.py) that imports only NumPy and onert;
 * interpreter: ``tico-interp-timer`` (tests/e2e/interp_timer.cpp) loads the model once and
   times ``--runs`` ``CircleInterpreter::run`` calls after ``--warmup`` untimed ones.
 
-Both sides exclude start-up and file I/O. The reported ratio is interpreter median /
-onert median (below 1: the interpreter is faster). It is a script, not a CTest test: timings
-on a shared 2-core machine are too noisy to gate a build.
+Both sides exclude start-up and file I/O. Each network is timed at every ``--threads`` count
+(``TICO_INTERPRETER_THREADS`` for the interpreter, onert's ``NUM_THREADS``). The reported ratio
+is interpreter median / onert median (below 1: the interpreter is faster); the peak RSS of each
+process is reported too (the onert worker's includes its Python interpreter and NumPy, about
+30 MiB). It is a script, not a CTest test: timings on a shared 2-core machine are too noisy to
+gate a build.
 
     python3 tests/bench/bench_interpreter.py --build build
     python3 tests/bench/bench_interpreter.py --tico-run B/bin/tico-run --timer B/bin/tico-interp-timer
@@ -21,12 +24,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
@@ -132,42 +135,58 @@ def networks() -> dict[str, tuple[nn.Module, tuple[torch.Tensor, ...]]]:
 # ---------------------------------------------------------------------------
 
 
-def run(command: list[str]) -> subprocess.CompletedProcess:
-    done = subprocess.run(command, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise SystemExit(f"failed (exit {done.returncode}): {' '.join(command)}\n{done.stderr}")
-    return done
+def run(command: list[str], env: dict[str, str] | None = None) -> tuple[subprocess.CompletedProcess, int]:
+    """Runs a command under GNU time; returns its result and its peak RSS in KiB."""
+    with tempfile.NamedTemporaryFile(prefix="tico-bench-rss-") as rss:
+        done = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", rss.name, *command], capture_output=True, text=True, env=env)
+        if done.returncode != 0:
+            raise SystemExit(f"failed (exit {done.returncode}): {' '.join(command)}\n{done.stderr}")
+        return done, int(Path(rss.name).read_text().split()[-1])
 
 
-def time_onert(circle: Path, inputs: list[np.ndarray], runs: int, warmup: int) -> tuple[list[float], list[np.ndarray]]:
-    from onert import infer
-
-    session = infer.session(str(circle))
-    outputs = session.infer([a.copy() for a in inputs])  # prepares the session
-    for _ in range(warmup):
-        outputs = session.infer(inputs)
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        outputs = session.infer(inputs)
-        times.append((time.perf_counter() - start) * 1000.0)
-    return times, [np.array(o) for o in outputs]
+def with_threads(threads: int) -> dict[str, str]:
+    return {**os.environ, "TICO_INTERPRETER_THREADS": str(threads), "NUM_THREADS": str(threads)}
 
 
-def time_interpreter(timer: Path, circle: Path, inputs: list[np.ndarray], runs: int, warmup: int, work: Path):
+def time_onert(circle: Path, inputs: list[np.ndarray], runs: int, warmup: int, work: Path, threads: int):
+    save_inputs(inputs, work)
+    done, rss = run(
+        [sys.executable, str(Path(__file__).with_name("onert_timer.py")), str(circle), str(work), str(runs), str(warmup)],
+        with_threads(threads),
+    )
+    return parse_times(done), load_outputs(work / "onert-out"), rss
+
+
+def save_inputs(inputs: list[np.ndarray], work: Path) -> list[Path]:
     paths = []
     for i, array in enumerate(inputs):
         paths.append(work / f"in{i}.npy")
         np.save(paths[-1], array)
-    out_dir = work / "interpreter-out"
-    done = run([str(timer), str(circle), "--runs", str(runs), "--warmup", str(warmup), "--output-dir", str(out_dir), *map(str, paths)])
+    return paths
+
+
+def parse_times(done: subprocess.CompletedProcess) -> list[float]:
     match = re.search(r"^TIMES_MS (.*)$", done.stdout, re.M)
     if not match:
-        raise SystemExit(f"no TIMES_MS line from {timer}:\n{done.stdout}\n{done.stderr}")
+        raise SystemExit(f"no TIMES_MS line from {done.args[5]}:\n{done.stdout}\n{done.stderr}")
+    return [float(t) for t in match.group(1).split()]
+
+
+def load_outputs(out_dir: Path) -> list[np.ndarray]:
     outputs = []
     while (out_dir / f"out{len(outputs)}.npy").is_file():
         outputs.append(np.load(out_dir / f"out{len(outputs)}.npy"))
-    return [float(t) for t in match.group(1).split()], outputs
+    return outputs
+
+
+def time_interpreter(timer: Path, circle: Path, inputs: list[np.ndarray], runs: int, warmup: int, work: Path, threads: int):
+    paths = save_inputs(inputs, work)
+    out_dir = work / "interpreter-out"
+    done, rss = run(
+        [str(timer), str(circle), "--runs", str(runs), "--warmup", str(warmup), "--output-dir", str(out_dir), *map(str, paths)],
+        with_threads(threads),
+    )
+    return parse_times(done), load_outputs(out_dir), rss
 
 
 def check(label: str, got: list[np.ndarray], want: list[np.ndarray], tolerance: float) -> float:
@@ -189,6 +208,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--runs", type=int, default=10, help="timed runs per runtime (median reported)")
     parser.add_argument("--warmup", type=int, default=2, help="untimed runs before timing")
     parser.add_argument("--tolerance", type=float, default=1e-4, help="rtol = atol against eager (deep nets sum in other orders)")
+    parser.add_argument("--threads", default="1,2", help="comma-separated thread counts to time each network at (default: 1,2)")
     args = parser.parse_args()
     args.tico_run = args.tico_run or args.build / "bin" / "tico-run"
     if args.timer is None:
@@ -215,25 +235,34 @@ def main() -> int:
             circle = work / "model.circle"
             run([str(args.tico_run), "--pipeline", str(args.pipeline), str(work / "model.pt2"), "-o", str(circle)])
             inputs = [t.numpy() for t in example]
-            onert_times, onert_out = time_onert(circle, inputs, args.runs, args.warmup)
-            interp_times, interp_out = time_interpreter(args.timer, circle, inputs, args.runs, args.warmup, work)
-            onert_err = check(f"onert {name}", onert_out, eager, args.tolerance)
-            interp_err = check(f"interpreter {name}", interp_out, eager, args.tolerance)
-            onert_ms, interp_ms = statistics.median(onert_times), statistics.median(interp_times)
-            rows.append(
-                {
-                    "network": name,
-                    "parameters": sum(p.numel() for p in module.parameters()),
-                    "onert_ms": round(onert_ms, 3),
-                    "interpreter_ms": round(interp_ms, 3),
-                    "ratio": round(interp_ms / onert_ms, 3),
-                    "max_abs_err_onert": onert_err,
-                    "max_abs_err_interpreter": interp_err,
-                }
-            )
-    print(f"{'network':32} {'params':>10} {'onert ms':>10} {'interp ms':>10} {'interp/onert':>13}")
+            for threads in [int(t) for t in args.threads.split(",")]:
+                onert_times, onert_out, onert_rss = time_onert(circle, inputs, args.runs, args.warmup, work, threads)
+                interp_times, interp_out, interp_rss = time_interpreter(
+                    args.timer, circle, inputs, args.runs, args.warmup, work, threads
+                )
+                onert_err = check(f"onert {name}", onert_out, eager, args.tolerance)
+                interp_err = check(f"interpreter {name}", interp_out, eager, args.tolerance)
+                onert_ms, interp_ms = statistics.median(onert_times), statistics.median(interp_times)
+                rows.append(
+                    {
+                        "network": name,
+                        "threads": threads,
+                        "parameters": sum(p.numel() for p in module.parameters()),
+                        "onert_ms": round(onert_ms, 3),
+                        "interpreter_ms": round(interp_ms, 3),
+                        "ratio": round(interp_ms / onert_ms, 3),
+                        "onert_peak_rss_mib": round(onert_rss / 1024, 1),
+                        "interpreter_peak_rss_mib": round(interp_rss / 1024, 1),
+                        "max_abs_err_onert": onert_err,
+                        "max_abs_err_interpreter": interp_err,
+                    }
+                )
+    print(f"{'network':32} {'threads':>7} {'onert ms':>9} {'interp ms':>9} {'interp/onert':>12} {'onert MiB':>9} {'interp MiB':>10}")
     for r in rows:
-        print(f"{r['network']:32} {r['parameters']:>10} {r['onert_ms']:>10.2f} {r['interpreter_ms']:>10.2f} {r['ratio']:>13.2f}")
+        print(
+            f"{r['network']:32} {r['threads']:>7} {r['onert_ms']:>9.2f} {r['interpreter_ms']:>9.2f} {r['ratio']:>12.2f}"
+            f" {r['onert_peak_rss_mib']:>9.1f} {r['interpreter_peak_rss_mib']:>10.1f}"
+        )
     print(f"(median of {args.runs} runs after {args.warmup} warm-up runs; outputs checked against eager, rtol=atol={args.tolerance})")
     print("BENCH_JSON " + json.dumps({"benchmark": "interpreter_vs_onert", "runs": args.runs, "results": rows}))
     return 0
