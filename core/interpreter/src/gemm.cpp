@@ -6,9 +6,12 @@
 // baseline x86-64 target as a distributable library must be, gets SSE2 only). oneDNN picks the
 // instruction set when it runs, so one build serves every x86-64 CPU.
 //
-// Threads: oneDNN runs on OpenMP. A product reached from inside parallelFor (BATCH_MATMUL splits
-// batches over threads) runs on its caller's thread only; everywhere else it gets the
-// interpreter's thread count, so TICO_INTERPRETER_THREADS governs both.
+// Threads: the product is cut into tiles of 128 x 128 outputs and the tiles are shared out by
+// parallelFor; each tile is one single-threaded oneDNN call over all of K. oneDNN's own threading
+// splits K across threads for some shapes (64x1024x1024, 16x16x8192 gave different bits on 1, 2
+// and 4 threads), which would make a folded constant, a calibration range or a file depend on
+// the machine's core count. Tiles depend on the shape only, so every thread count gives the same
+// bits, and on two threads they measured as fast as oneDNN's own split or faster.
 #include "gemm.h"
 
 #include "parallel.h"
@@ -23,6 +26,20 @@
 #include <string>
 
 namespace tico::interp {
+namespace {
+
+// oneDNN runs single-threaded here (parallelism comes from the tiles): on any thread that has not
+// said so it starts an OpenMP team of its own and splits K (measured: other bits). OpenMP keeps
+// the setting per thread, so every thread that runs a tile sets it once.
+void keepOneDnnOnThisThread() {
+  thread_local bool set = false;
+  if (!set) {
+    omp_set_num_threads(1);
+    set = true;
+  }
+}
+
+} // namespace
 
 void gemmNT(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *B, int64_t ldb, float *C,
             int64_t ldc, const float *bias) {
@@ -37,29 +54,36 @@ void gemmNT(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const 
         std::fill(C + m * ldc, C + m * ldc + N, 0.0f);
     return;
   }
-  // Per calling thread: OpenMP keeps the team size per thread, so this never affects another
-  // thread's products.
-  thread_local int team = 0;
-  const int wanted = omp_in_parallel() ? 1 : threadCount();
-  if (team != wanted) {
-    omp_set_num_threads(wanted);
-    team = wanted;
-  }
-  // Row-major C = A * B^T: oneDNN's sgemm takes row-major operands and a transpose flag.
-  const dnnl_status_t status =
-      dnnl_sgemm('N', 'T', M, N, K, 1.0f, A, lda, B, ldb, bias != nullptr ? 1.0f : 0.0f, C, ldc);
-  if (status != dnnl_success)
-    throw Error("oneDNN sgemm failed (status " + std::to_string(static_cast<int>(status)) + ") for a " +
-                std::to_string(M) + "x" + std::to_string(K) + " by " + std::to_string(K) + "x" + std::to_string(N) +
-                " product");
+  constexpr int64_t kTile = 128;
+  const int64_t row_tiles = (M + kTile - 1) / kTile;
+  const int64_t column_tiles = (N + kTile - 1) / kTile;
+  // About 256 K multiply-adds per thread at least: below that, waking a thread costs more.
+  const int64_t tile_work = std::min(M, kTile) * std::min(N, kTile) * K;
+  const int64_t min_tiles = std::max<int64_t>(1, (int64_t{1} << 18) / std::max<int64_t>(1, tile_work));
+  const float beta = bias != nullptr ? 1.0f : 0.0f;
+  parallelFor(row_tiles * column_tiles, min_tiles, [&](int64_t t0, int64_t t1) {
+    keepOneDnnOnThisThread();
+    for (int64_t t = t0; t < t1; ++t) {
+      const int64_t m0 = (t / column_tiles) * kTile, n0 = (t % column_tiles) * kTile;
+      const int64_t rows = std::min(kTile, M - m0), columns = std::min(kTile, N - n0);
+      // Row-major C = A * B^T: oneDNN's sgemm takes row-major operands and a transpose flag.
+      const dnnl_status_t status = dnnl_sgemm('N', 'T', rows, columns, K, 1.0f, A + m0 * lda, lda, B + n0 * ldb, ldb,
+                                              beta, C + m0 * ldc + n0, ldc);
+      if (status != dnnl_success)
+        throw Error("oneDNN sgemm failed (status " + std::to_string(static_cast<int>(status)) + ") on a " +
+                    std::to_string(rows) + "x" + std::to_string(columns) + "x" + std::to_string(K) + " tile");
+    }
+  });
 }
 
+// Within a block the writes run along the output's rows: with power-of-two row lengths the other
+// order's writes, one row length apart, fell into the same L1 sets (6x slower on NHWC <-> NCHW).
 void transpose2d(int64_t rows, int64_t cols, const float *in, int64_t ld_in, float *out) {
   constexpr int64_t block = 32;
   for (int64_t r0 = 0; r0 < rows; r0 += block)
     for (int64_t c0 = 0; c0 < cols; c0 += block)
-      for (int64_t r = r0; r < std::min(rows, r0 + block); ++r)
-        for (int64_t c = c0; c < std::min(cols, c0 + block); ++c)
+      for (int64_t c = c0; c < std::min(cols, c0 + block); ++c)
+        for (int64_t r = r0; r < std::min(rows, r0 + block); ++r)
           out[c * rows + r] = in[r * ld_in + c];
 }
 

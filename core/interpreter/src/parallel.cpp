@@ -1,10 +1,11 @@
 #include "parallel.h"
 
-#include <omp.h>
-
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
 #include <cstdlib>
 #include <exception>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -26,37 +27,125 @@ int threadCount() {
   return count;
 }
 
-// On OpenMP, the runtime oneDNN's products use too (gemm.cpp): one pool of threads that stay
-// alive between operators, where starting threads per call cost tens of microseconds on every
-// small operator. Inside a region (a kernel that splits work and calls gemmNT or parallelFor in
-// each part) a nested call runs on its caller's thread: OpenMP leaves nested regions serial.
+namespace {
+
+// True on a thread while it runs a part of a parallelFor: a nested call runs there serially.
+thread_local bool inside_part = false;
+
+// Workers that live for the whole process and sleep on a condition variable between calls.
+// Starting threads on every call cost tens of microseconds per small operator; spinning workers
+// (OpenMP's default wait policy) made two-thread runs 5-12x slower whenever the machine had other
+// work, as shared CI machines do. Waking sleeping workers costs a few microseconds.
+class Pool {
+public:
+  explicit Pool(int workers) {
+    for (int i = 0; i < workers; ++i)
+      std::thread([this] { work(); }).detach(); // never joined: the pool lives until exit
+  }
+
+  // Runs part(0 .. parts-1) on the workers and the calling thread; returns when all are done.
+  // Returns false without running anything when another thread's call holds the pool.
+  bool run(int64_t parts, const std::function<void(int64_t)> &part) {
+    std::unique_lock<std::mutex> busy(busy_, std::try_to_lock);
+    if (!busy.owns_lock())
+      return false;
+    Job job{&part, parts};
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      job.unfinished = parts;
+      job_ = &job;
+      ++generation_;
+    }
+    wake_.notify_all();
+    const int64_t done = takeParts(job);
+    std::unique_lock<std::mutex> lock(mutex_);
+    job.unfinished -= done;
+    // The job lives on this stack frame: wait until no worker still holds it.
+    finished_.wait(lock, [&] { return job.unfinished == 0 && job.users == 0; });
+    job_ = nullptr;
+    return true;
+  }
+
+private:
+  struct Job {
+    const std::function<void(int64_t)> *part;
+    int64_t parts;
+    std::atomic<int64_t> next{0};
+    int64_t unfinished = 0; // guarded by mutex_
+    int users = 0;          // workers inside takeParts; guarded by mutex_
+  };
+
+  void work() {
+    uint64_t seen = 0;
+    for (;;) {
+      Job *job = nullptr;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [&] { return generation_ != seen; });
+        seen = generation_;
+        job = job_;
+        if (job == nullptr)
+          continue;
+        ++job->users;
+      }
+      const int64_t done = takeParts(*job);
+      std::lock_guard<std::mutex> lock(mutex_); // one step: the caller may free the job right after
+      --job->users;
+      job->unfinished -= done;
+      finished_.notify_all();
+    }
+  }
+
+  static int64_t takeParts(Job &job) {
+    int64_t done = 0;
+    inside_part = true;
+    for (int64_t i = job.next.fetch_add(1); i < job.parts; i = job.next.fetch_add(1)) {
+      (*job.part)(i);
+      ++done;
+    }
+    inside_part = false;
+    return done;
+  }
+
+  std::mutex busy_;  // one parallelFor at a time uses the workers
+  std::mutex mutex_; // guards job_, generation_ and the jobs' counters
+  std::condition_variable wake_, finished_;
+  Job *job_ = nullptr;
+  uint64_t generation_ = 0;
+};
+
+Pool &pool() {
+  static Pool *instance = new Pool(threadCount() - 1); // leaked on purpose: detached workers use it until exit
+  return *instance;
+}
+
+} // namespace
+
 void parallelFor(int64_t count, int64_t min_items_per_thread, const std::function<void(int64_t, int64_t)> &fn) {
   if (count <= 0)
     return;
   const int64_t useful = std::max<int64_t>(1, count / std::max<int64_t>(1, min_items_per_thread));
   const int64_t threads = std::min<int64_t>(threadCount(), useful);
-  if (threads <= 1 || omp_in_parallel()) {
+  if (threads <= 1 || inside_part) {
     fn(0, count);
     return;
   }
-  // An exception must not leave an OpenMP region: each thread keeps its own and the first one is
-  // rethrown on the calling thread once all have finished.
+  // Exceptions stay inside their part; the first one is rethrown here once every part is done.
+  const int64_t chunk = (count + threads - 1) / threads;
   std::vector<std::exception_ptr> errors(static_cast<std::size_t>(threads));
-#pragma omp parallel num_threads(static_cast<int>(threads))
-  {
-    // The team may be smaller than asked (OMP_THREAD_LIMIT); the ranges follow the real size.
-    const int64_t team = omp_get_num_threads();
-    const int64_t t = omp_get_thread_num();
-    const int64_t chunk = (count + team - 1) / team;
-    const int64_t begin = std::min(count, t * chunk);
-    const int64_t end = std::min(count, begin + chunk);
-    if (begin < end) {
-      try {
-        fn(begin, end);
-      } catch (...) {
-        errors[static_cast<std::size_t>(t)] = std::current_exception();
-      }
+  const std::function<void(int64_t)> part = [&](int64_t t) {
+    const int64_t begin = t * chunk, end = std::min(count, begin + chunk);
+    if (begin >= end)
+      return;
+    try {
+      fn(begin, end);
+    } catch (...) {
+      errors[static_cast<std::size_t>(t)] = std::current_exception();
     }
+  };
+  if (!pool().run(threads, part)) {
+    fn(0, count); // the workers are busy with another thread's call
+    return;
   }
   for (auto &error : errors)
     if (error)

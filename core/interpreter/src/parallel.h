@@ -3,8 +3,8 @@
 // The thread count is TICO_INTERPRETER_THREADS when set (1 disables threading), otherwise the
 // number of hardware threads (at most 8). Work below `min_items_per_thread` items per thread
 // stays on the calling thread, so small operators never pay for waking a thread. The threads are
-// OpenMP's pool, shared with the oneDNN products of gemm.cpp; a call made from inside another
-// parallelFor runs on its caller's thread.
+// a pool that sleeps between calls; a call made from inside another parallelFor, or while
+// another thread's call holds the pool, runs on its caller's thread.
 #pragma once
 
 #include <cstdint>

@@ -6,6 +6,7 @@
 // order) followed by the shared matrix kernel against the filter rows. 1x1 stride-1
 // convolutions use the input directly as the matrix.
 #include "gemm.h"
+#include "parallel.h"
 #include "kernels/registrations.h"
 #include "kernels/conv_geometry.h"
 
@@ -60,22 +61,26 @@ void runConv2D(KernelContext &ctx) {
       for (int64_t g = 0; g < groups; ++g) {
         for (int64_t p0 = 0; p0 < pixels; p0 += chunk) {
           const int64_t count = std::min(chunk, pixels - p0);
-          for (int64_t p = 0; p < count; ++p) {
-            const int64_t oy = (p0 + p) / wx.out, ox = (p0 + p) % wx.out;
-            float *row = columns.data() + p * patch;
-            for (int64_t ky = 0; ky < kh; ++ky) {
-              const int64_t iy = oy * sh + ky * dh - wy.pad_before;
-              for (int64_t kx = 0; kx < kw; ++kx) {
-                const int64_t ix = ox * sw + kx * dw - wx.pad_before;
-                float *dst = row + (ky * kw + kx) * group_channels;
-                if (iy < 0 || iy >= height || ix < 0 || ix >= width)
-                  std::fill(dst, dst + group_channels, 0.0f);
-                else
-                  std::memcpy(dst, image + (iy * width + ix) * channels + g * group_channels,
-                              static_cast<std::size_t>(group_channels) * sizeof(float));
+          // The patch rows are independent; on oneDNN's products building them was most of a
+          // convolution's time, so they are split over threads as the product is.
+          parallelFor(count, std::max<int64_t>(1, 4096 / std::max<int64_t>(1, patch)), [&](int64_t q0, int64_t q1) {
+            for (int64_t p = q0; p < q1; ++p) {
+              const int64_t oy = (p0 + p) / wx.out, ox = (p0 + p) % wx.out;
+              float *row = columns.data() + p * patch;
+              for (int64_t ky = 0; ky < kh; ++ky) {
+                const int64_t iy = oy * sh + ky * dh - wy.pad_before;
+                for (int64_t kx = 0; kx < kw; ++kx) {
+                  const int64_t ix = ox * sw + kx * dw - wx.pad_before;
+                  float *dst = row + (ky * kw + kx) * group_channels;
+                  if (iy < 0 || iy >= height || ix < 0 || ix >= width)
+                    std::fill(dst, dst + group_channels, 0.0f);
+                  else
+                    std::memcpy(dst, image + (iy * width + ix) * channels + g * group_channels,
+                                static_cast<std::size_t>(group_channels) * sizeof(float));
+                }
               }
             }
-          }
+          });
           gemmNT(count, group_out, patch, columns.data(), patch, w + g * group_out * patch, patch,
                  o + (n * pixels + p0) * out_channels + g * group_out, out_channels,
                  bias ? bias + g * group_out : nullptr);

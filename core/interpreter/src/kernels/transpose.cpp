@@ -13,6 +13,9 @@
 namespace tico::interp {
 namespace {
 
+// Within a tile the writes are contiguous and the reads strided: with power-of-two row lengths
+// (64 channels x 4096 pixels) strided writes, one row apart, all fell into the same L1 sets and
+// made NHWC <-> NCHW 6x slower.
 template <typename T>
 void batchedTranspose(const T *in, T *out, int64_t batches, int64_t rows, int64_t cols) {
   constexpr int64_t tile = 32;
@@ -21,8 +24,8 @@ void batchedTranspose(const T *in, T *out, int64_t batches, int64_t rows, int64_
     T *dst = out + b * rows * cols;
     for (int64_t r0 = 0; r0 < rows; r0 += tile)
       for (int64_t c0 = 0; c0 < cols; c0 += tile)
-        for (int64_t r = r0; r < std::min(rows, r0 + tile); ++r)
-          for (int64_t c = c0; c < std::min(cols, c0 + tile); ++c)
+        for (int64_t c = c0; c < std::min(cols, c0 + tile); ++c)
+          for (int64_t r = r0; r < std::min(rows, r0 + tile); ++r)
             dst[c * rows + r] = src[r * cols + c];
   }
 }
