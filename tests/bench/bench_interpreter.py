@@ -38,6 +38,7 @@ import torch.nn.functional as F
 from torch import nn
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_quant's model builder
 
 
 # ---------------------------------------------------------------------------
@@ -116,7 +117,17 @@ class MLP(nn.Module):
         return self.head(self.layers(x))
 
 
-def networks() -> dict[str, tuple[nn.Module, tuple[torch.Tensor, ...]]]:
+def llama_prefill() -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
+    """bench_quant.py's ~106 M-parameter Llama-style LM (random weights, transformers), logits
+    for a 128-token prompt without a KV cache."""
+    import bench_quant
+
+    model = bench_quant.logits_module(bench_quant.build_llama("100m", max_positions=128, seed=0))
+    ids = torch.from_numpy(bench_quant.token_batches(1, 128, bench_quant.SIZES["100m"]["vocab_size"], seed=1)[0])
+    return model, (ids,)
+
+
+def networks(llama: bool = False) -> dict[str, tuple[nn.Module, tuple[torch.Tensor, ...]]]:
     torch.manual_seed(0)
     resnet = ResNetish()
     for module in resnet.modules():  # non-trivial batch-norm statistics
@@ -127,6 +138,7 @@ def networks() -> dict[str, tuple[nn.Module, tuple[torch.Tensor, ...]]]:
         "resnet-ish CNN (1x3x64x64)": (resnet, (torch.randn(1, 3, 64, 64),)),
         "transformer block (1x128x256)": (TransformerBlock(), (torch.randn(1, 128, 256),)),
         "MLP (64x1024, 5 layers)": (MLP(), (torch.randn(64, 1024),)),
+        **({"Llama-style LM 106M, prefill 128": llama_prefill()} if llama else {}),
     }
 
 
@@ -208,6 +220,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--runs", type=int, default=10, help="timed runs per runtime (median reported)")
     parser.add_argument("--warmup", type=int, default=2, help="untimed runs before timing")
     parser.add_argument("--tolerance", type=float, default=1e-4, help="rtol = atol against eager (deep nets sum in other orders)")
+    parser.add_argument("--llama", action="store_true", help="also a ~106 M-parameter Llama-style LM, 128-token prefill (needs transformers)")
     parser.add_argument("--threads", default="1,2", help="comma-separated thread counts to time each network at (default: 1,2)")
     args = parser.parse_args()
     args.tico_run = args.tico_run or args.build / "bin" / "tico-run"
@@ -224,7 +237,7 @@ def main() -> int:
     args = parse_args()
     rows = []
     with tempfile.TemporaryDirectory(prefix="tico-bench-interp-") as tmp:
-        for index, (name, (module, example)) in enumerate(networks().items()):
+        for index, (name, (module, example)) in enumerate(networks(args.llama).items()):
             work = Path(tmp) / f"net{index}"
             work.mkdir()
             module = module.eval()
