@@ -21,6 +21,38 @@ std::string join(const std::vector<std::string> &parts, const std::string &sep) 
   return out;
 }
 
+// What a set of monolith operators computes, costs and reads from outside itself: the public
+// inputs first (in the monolith's order), then retained values; constants stay inside.
+struct Boundary {
+  std::set<int32_t> produced;
+  std::vector<int32_t> inputs;
+  uint64_t macs = 0;
+};
+
+Boundary boundaryOf(const CircleModel &model, const std::vector<uint32_t> &operators, const SupportAnalysis &analysis,
+                    const std::map<int32_t, std::size_t> &public_input) {
+  const CircleSubGraph &g = model.subgraphs.at(0);
+  Boundary b;
+  std::set<int32_t> read;
+  for (uint32_t o : operators) {
+    for (int32_t t : g.operators[o].outputs)
+      if (t >= 0)
+        b.produced.insert(t);
+    for (int32_t t : g.operators[o].inputs)
+      if (t >= 0)
+        read.insert(t);
+    b.macs += operatorMacs(model, g.operators[o]);
+  }
+  std::vector<int32_t> others;
+  for (int32_t t : read)
+    if (!b.produced.count(t) && analysis.tensor_support[t])
+      (public_input.count(t) ? b.inputs : others).push_back(t);
+  std::sort(b.inputs.begin(), b.inputs.end(),
+            [&](int32_t x, int32_t y) { return public_input.at(x) < public_input.at(y); });
+  b.inputs.insert(b.inputs.end(), others.begin(), others.end());
+  return b;
+}
+
 } // namespace
 
 std::string monolithSignature(const CircleModel &model) {
@@ -78,27 +110,10 @@ Package buildPackage(const CircleModel &model, const InputGroups &groups, const 
       }
     }
     c.operators.assign(ops.begin(), ops.end());
-    std::set<int32_t> produced, read;
-    for (uint32_t o : c.operators) {
-      for (int32_t t : g.operators[o].outputs)
-        if (t >= 0)
-          produced.insert(t);
-      for (int32_t t : g.operators[o].inputs)
-        if (t >= 0)
-          read.insert(t);
-      c.macs += operatorMacs(model, g.operators[o]);
-    }
-    std::vector<int32_t> publics, others;
-    for (int32_t t : read) {
-      if (produced.count(t) || !analysis.tensor_support[t])
-        continue;
-      (public_input.count(t) ? publics : others).push_back(t);
-    }
-    std::sort(publics.begin(), publics.end(),
-              [&](int32_t a, int32_t b) { return public_input[a] < public_input[b]; });
-    c.inputs = publics;
-    c.inputs.insert(c.inputs.end(), others.begin(), others.end());
-    for (int32_t t : produced) {
+    Boundary boundary = boundaryOf(model, c.operators, analysis, public_input);
+    c.macs = boundary.macs;
+    c.inputs = std::move(boundary.inputs);
+    for (int32_t t : boundary.produced) {
       if (analysis.tensor_support[t] != support)
         continue; // a constant-only copy's result stays inside
       bool out = analysis.is_public_output[t] != 0;
@@ -151,26 +166,11 @@ Package buildPackage(const CircleModel &model, const InputGroups &groups, const 
       for (std::size_t k : s.steps)
         ops.insert(package.callables[k].operators.begin(), package.callables[k].operators.end());
       f.operators.assign(ops.begin(), ops.end());
-      std::set<int32_t> produced, read;
-      for (uint32_t o : f.operators) {
-        for (int32_t t : g.operators[o].outputs)
-          if (t >= 0)
-            produced.insert(t);
-        for (int32_t t : g.operators[o].inputs)
-          if (t >= 0)
-            read.insert(t);
-        f.macs += operatorMacs(model, g.operators[o]);
-      }
-      std::vector<int32_t> publics, others;
-      for (int32_t t : read)
-        if (!produced.count(t) && analysis.tensor_support[t])
-          (public_input.count(t) ? publics : others).push_back(t);
-      std::sort(publics.begin(), publics.end(),
-                [&](int32_t a, int32_t b) { return public_input[a] < public_input[b]; });
-      f.inputs = publics;
-      f.inputs.insert(f.inputs.end(), others.begin(), others.end());
+      Boundary boundary = boundaryOf(model, f.operators, analysis, public_input);
+      f.macs = boundary.macs;
+      f.inputs = std::move(boundary.inputs);
       const std::set<int32_t> writes(s.writes_retained.begin(), s.writes_retained.end());
-      for (int32_t t : produced)
+      for (int32_t t : boundary.produced)
         if (analysis.is_public_output[t] || writes.count(t))
           f.outputs.push_back(t);
       f.id = callableIdentity(model, f);

@@ -86,6 +86,14 @@ Plan planStrategies(const CircleModel &model, const InputGroups &groups, const S
 
   std::set<int32_t> retained;
   std::vector<uint8_t> taken(legal.size(), 0);
+  // Bytes a candidate would add to what the chosen strategies already retain.
+  auto marginalBytes = [&](const Candidate &c) {
+    uint64_t bytes = 0;
+    for (int32_t t : c.frontier)
+      if (!retained.count(t))
+        bytes += tensorBytes(g.tensors[t]);
+    return bytes;
+  };
   while (true) {
     if (options.max_strategies >= 0 && plan.chosen.size() >= static_cast<std::size_t>(options.max_strategies))
       break;
@@ -94,10 +102,7 @@ Plan planStrategies(const CircleModel &model, const InputGroups &groups, const S
     for (std::size_t i = 0; i < legal.size(); ++i) {
       if (taken[i])
         continue;
-      uint64_t marginal = 0;
-      for (int32_t t : legal[i].frontier)
-        if (!retained.count(t))
-          marginal += tensorBytes(g.tensors[t]);
+      const uint64_t marginal = marginalBytes(legal[i]);
       if (options.budget && plan.retained_bytes + marginal > *options.budget)
         continue;
       const double score =
@@ -118,11 +123,7 @@ Plan planStrategies(const CircleModel &model, const InputGroups &groups, const S
   for (std::size_t i = 0; i < legal.size(); ++i) {
     if (taken[i])
       continue;
-    uint64_t marginal = 0;
-    for (int32_t t : legal[i].frontier)
-      if (!retained.count(t))
-        marginal += tensorBytes(g.tensors[t]);
-    if (options.budget && plan.retained_bytes + marginal > *options.budget)
+    if (options.budget && plan.retained_bytes + marginalBytes(legal[i]) > *options.budget)
       plan.rejected.push_back({legal[i].changed, "retaining its frontier too would exceed the budget of " +
                                                      bytesText(*options.budget)});
     else
