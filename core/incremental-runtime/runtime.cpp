@@ -137,11 +137,20 @@ struct Runtime::Impl {
     return options.fused && !s.fused.empty() ? s.fused : s.steps;
   }
 
-  uint64_t writeBytes(const StrategyView &s) const {
+  uint64_t bytesOf(const std::vector<std::size_t> &values) const {
     uint64_t n = 0;
-    for (std::size_t r : s.writes)
+    for (std::size_t r : values)
       n += view.retained[r].bytes;
     return n;
+  }
+
+  // Whether the budget can hold everything some cache-reading strategy reads: otherwise no
+  // refresh can ever make a step a hit.
+  bool someReadsFit() const {
+    for (const auto &s : view.strategies)
+      if (!s.reads.empty() && (!options.budget || bytesOf(s.reads) <= *options.budget))
+        return true;
+    return false;
   }
 
   // The selection rule (docs/incremental.md, "Selection").
@@ -170,17 +179,16 @@ struct Runtime::Impl {
     if (hit)
       return {best, StepKind::Hit};
     // A miss: the monolith leaves most retained values unwritten (it outputs only the public
-    // ones), so a strategy that reads nothing and refreshes what fits the budget runs instead,
-    // making the next partial change a hit. The monolith when there is none.
+    // ones), so the strategy that reads nothing and writes the most retained values runs
+    // instead (what fits the budget is kept), making a later partial change a hit. The
+    // monolith when there is none or when the budget cannot hold any strategy's reads.
     std::size_t refresh = 0;
-    for (std::size_t s = 1; s < view.strategies.size(); ++s) {
-      const StrategyView &sv = view.strategies[s];
-      if (!sv.reads.empty() || sv.writes.size() <= view.strategies[refresh].writes.size())
-        continue;
-      if (options.budget && writeBytes(sv) > *options.budget)
-        continue;
-      refresh = s;
-    }
+    if (someReadsFit())
+      for (std::size_t s = 1; s < view.strategies.size(); ++s) {
+        const StrategyView &sv = view.strategies[s];
+        if (sv.reads.empty() && sv.writes.size() > view.strategies[refresh].writes.size())
+          refresh = s;
+      }
     return {refresh, StepKind::Miss};
   }
 

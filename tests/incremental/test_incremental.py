@@ -251,6 +251,8 @@ def test_clip_serve_incremental_budget_is_never_exceeded(clip):
     assert report["check"]["mismatches"] == 0
     assert cache["peak_retained_bytes"] <= 1024 and cache["retained_bytes"] <= 1024
     assert cache["evictions"] > 0
+    # The refresh chain keeps what fits, so some partial changes still hit.
+    assert cache["hits"] > 0
     # Every all-changed step ran the monolith.
     assert cache["full"] > 0 and report["strategies"]["monolithic"]["steps"] >= cache["full"]
 

@@ -219,7 +219,7 @@ TEST(IncrementalRuntime, RetainedBytesNeverExceedTheBudget) {
   EXPECT_EQ(peak, 16u);
   EXPECT_GT(runtime.stats().residency.evictions, 0u);
   // A budget below every value: nothing is retained, every partial change misses and runs the
-  // monolith (the refresh chain's writes would not fit).
+  // monolith (no refresh could make a strategy servable).
   auto none = makeRuntime({.budget = 8});
   const auto used = replayRandom(none, 50, 12, [](const rt::Runtime &r) { EXPECT_EQ(r.stats().residency.bytes, 0u); });
   EXPECT_EQ(used.count("changed_x") + used.count("changed_y") + used.count("all_changed"), 0u);
