@@ -1,16 +1,20 @@
 """Incremental runtime benchmark: the timing goals of issue 14 phase B on the CLIP-like fixture.
 
 Exports the random-init dual encoder of tests/incremental/test_incremental.py (TinyClip, the
-same fixture the e2e tests convert), converts it with ``tico-run --incremental`` (the text
+same fixture the e2e tests convert; ``--size mid`` the design's mid-size G2 model built from
+it: width 256, 4 + 4 blocks, 64x64 image, 16 prompts x 32 tokens), converts it with ``tico-run --incremental`` (the text
 inputs grouped) and drives ``tico-circle serve-incremental`` (the runtime layer on the built-in
 interpreter, core/incremental-runtime):
 
 * G2, latency tracks MACs: for each strategy a trace file whose every step moves its group to a
   value never seen before, so every step after the first two runs that strategy on a warm cache
-  (``--steps`` of them, medians). Its median step time (the layer's own time included) over the
-  median of ``--reference-runs`` plain monolith runs must be <= its MAC ratio + 0.05.
+  (``--steps`` of them, medians; MAC-based selection, so no step picks another strategy). Its
+  median step time (the layer's own time included) over the median of the plain monolith runs
+  that ``--check`` makes between the steps (same machine state: a shared machine drifts) must be
+  <= its MAC ratio + 0.05.
 * G3, dispatch overhead: the layer's time outside subgraph execution per step, median over the
-  same all-hit steps: <= 2 % of the monolith's median and <= 50 us.
+  same all-hit steps: <= 2 % of the monolith's median and, on the tiny fixture, <= 50 us. With
+  ``--versions content`` (default) it includes hashing the changed inputs.
 * G8, cache behaviour: a seeded 90 % text / 10 % image trace over 8 values per group, 1,000
   steps, 64 MiB budget: hit rate >= 0.9 (also a CTest assertion, since the seeded trace is
   deterministic), and the mean step latency, compared with 0.9 t_text + 0.1 t_image + overhead.
@@ -46,13 +50,20 @@ def load_fixture(build: Path):
     return test_incremental
 
 
-def build_model(fixture, workdir: Path) -> Path:
+# (TinyClip arguments, prompts): the e2e fixture, and the design's mid-size G2 model.
+SIZES = {"tiny": ({}, None), "mid": ({"width": 256, "blocks": 4, "image": 64, "tokens": 32}, 16)}
+
+
+def build_model(fixture, workdir: Path, size: str) -> Path:
     import torch
 
+    config, prompts = SIZES[size]
+    prompts = prompts or fixture.PROMPTS
+    image, tokens = config.get("image", 16), config.get("tokens", fixture.TOKENS)
     torch.manual_seed(0)
-    model = fixture.TinyClip()
-    args = (torch.randn(1, 3, 16, 16), torch.randint(0, fixture.VOCAB, (fixture.PROMPTS, fixture.TOKENS)),
-            torch.ones(fixture.PROMPTS, fixture.TOKENS, dtype=torch.int64))
+    model = fixture.TinyClip(**config)
+    args = (torch.randn(1, 3, image, image), torch.randint(0, fixture.VOCAB, (prompts, tokens)),
+            torch.ones(prompts, tokens, dtype=torch.int64))
     pt2 = fixture.export(model, args, workdir / "clip.pt2")
     circle = workdir / "clip.circle"
     fixture.convert(pt2, circle, "--incremental", "--incremental-group", "input_ids+attention_mask")
@@ -71,7 +82,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", type=Path, default=REPO_ROOT / "build")
     parser.add_argument("--steps", type=int, default=60, help="timed steps per strategy (>= 30)")
-    parser.add_argument("--reference-runs", type=int, default=60)
+    parser.add_argument("--size", choices=sorted(SIZES), default="tiny",
+                        help="tiny: the e2e fixture; mid: width 256, 4 + 4 blocks, 64x64 image, 16 x 32 tokens")
+    parser.add_argument("--versions", choices=["content", "caller"], default="content",
+                        help="content: the layer hashes the inputs (its time counts as overhead); caller: given")
     parser.add_argument("--workdir", type=Path)
     parser.add_argument("--enforce", action="store_true", help="exit 1 when a target is missed")
     args = parser.parse_args()
@@ -81,7 +95,7 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory() as tmp:
         workdir = args.workdir or Path(tmp)
-        circle = build_model(fixture, workdir)
+        circle = build_model(fixture, workdir, args.size)
         manifest = json.loads(circle.with_suffix(".incremental.json").read_text())
         results, missed = {}, []
         overheads = []
@@ -95,7 +109,8 @@ def main() -> int:
             trace = workdir / f"{strategy['name']}.trace"
             trace.write_text("".join(f"{name}={k}\n" for k in range(1, args.steps + 2)))
             report = serve(tico_circle, circle, "--trace-file", str(trace), "--pool", str(args.steps + 2),
-                           "--budget", "none", "--int-bound", vocab, "--reference-runs", str(args.reference_runs))
+                           "--budget", "none", "--int-bound", vocab, "--versions", args.versions, "--check",
+                           "--mac-only")
             s = report["strategies"][strategy["name"]]
             ok = s["latency_ratio"] <= strategy["mac_ratio"] + 0.05
             results[strategy["name"]] = {"steps": s["steps"], "median_ms": s["median_ms"],
@@ -108,7 +123,8 @@ def main() -> int:
                 missed.append(f"G2 {strategy['name']}")
         overhead_us = max(o["median_us"] for o in overheads)
         overhead_fraction = max(o["median_fraction_of_monolith"] for o in overheads)
-        g3_ok = overhead_us <= 50 and overhead_fraction <= 0.02
+        # The design sets the 50 us bound on the tiny fixture; the 2 % bound holds everywhere.
+        g3_ok = overhead_fraction <= 0.02 and (args.size != "tiny" or overhead_us <= 50)
         if not g3_ok:
             missed.append("G3")
 
@@ -135,7 +151,7 @@ def main() -> int:
     print(f"G8 90/10 trace: hit rate {g8['hit_rate']:.4f}, mean step {g8['mean_ms']:.3f} ms "
           f"(0.9 t_text + 0.1 t_image = {g8_bound:.3f} ms), strategies {g8['strategies']}, "
           f"{g8['mismatches']} mismatches")
-    print("BENCH_JSON " + json.dumps({"g2": results, "g3": {"overhead_median_us": overhead_us,
+    print("BENCH_JSON " + json.dumps({"size": args.size, "versions": args.versions, "g2": results, "g3": {"overhead_median_us": overhead_us,
                                                             "overhead_fraction": overhead_fraction, "ok": g3_ok},
                                       "g8": g8, "monolith_mac_ratio": by_name["monolithic"]["mac_ratio"],
                                       "missed": missed}))

@@ -59,22 +59,25 @@ class Block(nn.Module):
 
 
 class TinyClip(nn.Module):
-    def __init__(self):
+    """The defaults are the e2e fixture; tests/bench/bench_incremental.py --size mid builds the
+    design's mid-size G2 model (width 256, 4 + 4 blocks, 64x64 image, 32 tokens) from it."""
+
+    def __init__(self, width=WIDTH, blocks=2, image=16, tokens=TOKENS):
         super().__init__()
-        self.patch = nn.Conv2d(3, WIDTH, kernel_size=8, stride=8, bias=False)
-        self.cls = nn.Parameter(torch.randn(1, 1, WIDTH) * 0.02)
-        self.vpos = nn.Parameter(torch.randn(1, 5, WIDTH) * 0.02)
-        self.vblocks = nn.ModuleList([Block(WIDTH) for _ in range(2)])
-        self.vln = nn.LayerNorm(WIDTH)
-        self.vproj = nn.Linear(WIDTH, EMBED, bias=False)
-        self.tok = nn.Embedding(VOCAB, WIDTH)
-        self.tpos = nn.Parameter(torch.randn(1, TOKENS, WIDTH) * 0.02)
-        self.tblocks = nn.ModuleList([Block(WIDTH, causal=True) for _ in range(2)])
-        self.tln = nn.LayerNorm(WIDTH)
-        self.tproj = nn.Linear(WIDTH, EMBED, bias=False)
+        self.patch = nn.Conv2d(3, width, kernel_size=8, stride=8, bias=False)
+        self.cls = nn.Parameter(torch.randn(1, 1, width) * 0.02)
+        self.vpos = nn.Parameter(torch.randn(1, (image // 8) ** 2 + 1, width) * 0.02)
+        self.vblocks = nn.ModuleList([Block(width) for _ in range(blocks)])
+        self.vln = nn.LayerNorm(width)
+        self.vproj = nn.Linear(width, EMBED, bias=False)
+        self.tok = nn.Embedding(VOCAB, width)
+        self.tpos = nn.Parameter(torch.randn(1, tokens, width) * 0.02)
+        self.tblocks = nn.ModuleList([Block(width, causal=True) for _ in range(blocks)])
+        self.tln = nn.LayerNorm(width)
+        self.tproj = nn.Linear(width, EMBED, bias=False)
         self.logit_scale = nn.Parameter(torch.tensor(math.log(1 / 0.07)))
-        self.register_buffer("causal", torch.triu(torch.full((TOKENS, TOKENS), -1e4), 1), persistent=False)
-        self.register_buffer("positions", torch.arange(TOKENS), persistent=False)
+        self.register_buffer("causal", torch.triu(torch.full((tokens, tokens), -1e4), 1), persistent=False)
+        self.register_buffer("positions", torch.arange(tokens), persistent=False)
 
     def forward(self, pixel_values, input_ids, attention_mask):
         x = self.patch(pixel_values).flatten(2).transpose(1, 2)

@@ -161,6 +161,17 @@ TEST(CliIncremental, ServeIncrementalReplaysTracesThroughTheRuntimeLayer) {
   EXPECT_EQ(report["budget_bytes"], 64 << 20);
   EXPECT_EQ(report["cache"]["full"], 1);
   EXPECT_GE(report["cache"]["hit_rate"].get<double>(), 0.9);
+  // Caller versions (the pool entries) identify the same values: the same steps are taken.
+  const ToolResult caller = runTool(TICO_CIRCLE_PATH,
+                                    {"serve-incremental", "m.circle", "--trace", "x:0.9,y:0.1", "--steps", "200",
+                                     "--check", "--mac-only", "--json", "--reference-runs", "3", "--versions", "caller"},
+                                    c.dir.path());
+  ASSERT_EQ(caller.exit_code, 0) << caller.output;
+  const auto by_caller = nlohmann::json::parse(caller.output);
+  EXPECT_EQ(by_caller["cache"], report["cache"]);
+  EXPECT_EQ(by_caller["check"]["mismatches"], 0);
+  for (const auto &[name, s] : report["strategies"].items())
+    EXPECT_EQ(by_caller["strategies"][name]["steps"], s["steps"]) << name;
 
   // A trace file: x to entry 1 (a miss after the monolith: the refresh chain), y to another
   // entry (changed_y), y back to 0 (the y side the refresh cached for y = 0 is found again, so
