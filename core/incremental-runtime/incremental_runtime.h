@@ -9,9 +9,10 @@
 //
 // Versions of the inputs give the changed mask; retained values are cached under keys made of
 // the producing callable's identity and the versions of exactly the groups the value depends
-// on, within a byte budget (LRU). Each run picks the cheapest servable strategy, the monolith
-// when every group changed or no cached value helps. A decision can be made first (decide,
-// force) and run later: it is revalidated, and a forged or stale one is refused.
+// on, within a byte budget (LRU). Each run picks the cheapest servable strategy: the monolith
+// when every group changed, the refresh chain (or the monolith) when no cached value helps. A
+// decision can be made first (decide, force) and run later: it is revalidated, and a forged or
+// stale one is refused.
 #pragma once
 
 #include "residency.h"

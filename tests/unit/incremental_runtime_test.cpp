@@ -1,8 +1,10 @@
 // The incremental runtime layer (core/incremental-runtime, docs/incremental.md "The runtime
 // layer") on the two-towers model packaged by the incremental compiler: every step bitwise equal
 // to the monolith, the monolith when everything changed, a miss refreshing the cache, cache keys
-// covering exactly a value's support, LRU eviction order and byte accounting, the budget never
-// exceeded, forged and stale decisions refused, and the hit rate of a seeded 90 / 10 trace.
+// covering exactly a value's support, LRU eviction order and byte accounting, the cost model
+// (MACs, then observed latency, cold penalty), the budget never exceeded, forged and stale
+// decisions refused, and the hit rate of a seeded 90 / 10 trace.
+#include "cost.h"
 #include "incremental.h"
 #include "incremental_runtime.h"
 
@@ -205,6 +207,23 @@ TEST(IncrementalResidency, LruEvictionOrderPinningAndAccounting) {
   EXPECT_EQ(s.evicted_bytes, 80u);
   EXPECT_EQ(s.refused, 2u);
   EXPECT_EQ(s.insertions, 6u);
+}
+
+TEST(IncrementalRuntimeCost, MacsFirstThenObservedLatencyWithAColdPenalty) {
+  // Callables of 100, 300 and 600 MACs; alpha 0.5, cold penalty 0.1.
+  rt::CostModel cost({100, 300, 600}, 0.5, 0.1, /*observe=*/true);
+  EXPECT_DOUBLE_EQ(cost.predict({0, 1}), 440.0); // MACs, every callable cold
+  cost.record(2, 0.006);                         // 1e-5 s per MAC observed
+  EXPECT_TRUE(cost.warm(2));
+  EXPECT_DOUBLE_EQ(cost.predict({2}), 0.006);
+  EXPECT_DOUBLE_EQ(cost.predict({0}), 100 * 1e-5 * 1.1); // priced at the observed rate, cold
+  cost.record(2, 0.002);                                 // EWMA: 0.5 * 0.002 + 0.5 * 0.006
+  EXPECT_DOUBLE_EQ(cost.observed(2), 0.004);
+  EXPECT_EQ(cost.runs(2), 2u);
+  // Without observation the prediction stays in MACs (deterministic selection).
+  rt::CostModel macs({100, 300}, 0.5, 0.1, /*observe=*/false);
+  macs.record(0, 1.0);
+  EXPECT_DOUBLE_EQ(macs.predict({0, 1}), 100 + 330.0); // warm: no penalty
 }
 
 TEST(IncrementalRuntime, RetainedBytesNeverExceedTheBudget) {
