@@ -13,7 +13,8 @@ interpreter, core/incremental-runtime):
   that ``--check`` makes between the steps (same machine state: a shared machine drifts) must be
   <= its MAC ratio + 0.05.
 * G3, dispatch overhead: the layer's time outside subgraph execution per step, median over the
-  same all-hit steps: <= 2 % of the monolith's median and, on the tiny fixture, <= 50 us. With
+  same all-hit steps replayed again back to back (no monolith runs between them), against the
+  median of monolith runs after that trace: <= 2 % and, on the tiny fixture, <= 50 us. With
   ``--versions content`` (default) it includes hashing the changed inputs.
 * G8, cache behaviour: a seeded 90 % text / 10 % image trace over 8 values per group, 1,000
   steps, 64 MiB budget: hit rate >= 0.9 (also a CTest assertion, since the seeded trace is
@@ -108,17 +109,24 @@ def main() -> int:
             # step: the strategy on a warm cache.
             trace = workdir / f"{strategy['name']}.trace"
             trace.write_text("".join(f"{name}={k}\n" for k in range(1, args.steps + 2)))
-            report = serve(tico_circle, circle, "--trace-file", str(trace), "--pool", str(args.steps + 2),
-                           "--budget", "none", "--int-bound", vocab, "--versions", args.versions, "--check",
-                           "--mac-only")
+            common = ["--trace-file", str(trace), "--pool", str(args.steps + 2), "--budget", "none",
+                      "--int-bound", vocab, "--versions", args.versions, "--mac-only"]
+            report = serve(tico_circle, circle, *common, "--check")
+            # G3 back to back, as a serving loop runs: the check's monolith runs between the steps
+            # would evict the layer's data from the caches and inflate its time.
+            loop = serve(tico_circle, circle, *common)
             s = report["strategies"][strategy["name"]]
             ok = s["latency_ratio"] <= strategy["mac_ratio"] + 0.05
             results[strategy["name"]] = {"steps": s["steps"], "median_ms": s["median_ms"],
                                          "monolith_median_ms": report["latency"]["monolith_median_ms"],
                                          "latency_ratio": s["latency_ratio"], "mac_ratio": strategy["mac_ratio"],
-                                         "g2_ok": ok, "overhead_median_us": report["overhead"]["median_us"],
-                                         "overhead_fraction": report["overhead"]["median_fraction_of_monolith"]}
-            overheads.append(report["overhead"])
+                                         "g2_ok": ok, "mismatches": report["check"]["mismatches"],
+                                         "overhead_median_us": loop["overhead"]["median_us"],
+                                         "overhead_fraction": loop["overhead"]["median_fraction_of_monolith"],
+                                         "overhead_median_us_interleaved": report["overhead"]["median_us"]}
+            overheads.append(loop["overhead"])
+            if report["check"]["mismatches"]:
+                missed.append(f"parity {strategy['name']}")
             if not ok:
                 missed.append(f"G2 {strategy['name']}")
         overhead_us = max(o["median_us"] for o in overheads)
