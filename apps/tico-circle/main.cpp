@@ -28,6 +28,9 @@ int run(int argc, char **argv) {
   add("optimize", "run Circle passes from plugins (--passes a,b,c or the -O1 preset)", addOptimize);
   add("run", "execute a model on .npy inputs (--runtime NAME; default: the built-in interpreter)", addRun);
   add("bench", "time the built-in interpreter on a model: run time and where it goes, operator by operator", addBench);
+  add("serve-incremental",
+      "replay a trace of input changes through the incremental runtime layer: hit rate, strategies, latency, overhead",
+      addServeIncremental);
 
   try {
     app.parse(argc, argv);

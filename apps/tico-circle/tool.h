@@ -29,6 +29,7 @@ Action addExtract(CLI::App &app);
 Action addOptimize(CLI::App &app);
 Action addRun(CLI::App &app);
 Action addBench(CLI::App &app);
+Action addServeIncremental(CLI::App &app);
 
 // Reads a Circle file with every reader check on (readCircleFile), or with `check_indices`
 // off for the verifier, which reports index problems itself.

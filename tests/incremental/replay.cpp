@@ -9,6 +9,8 @@
 // [-1, 1); integer inputs in [0, bound) with --int-bound NAME=N (default 2).
 //
 // Prints one JSON object: sequences, steps, mismatches, per-strategy step counts.
+#include "seeded_inputs.h"
+
 #include "tico/circle/reader.h"
 #include "tico/interpreter/interpreter.h"
 #include "tico/support/error.h"
@@ -35,45 +37,6 @@ struct Args {
   std::map<std::string, int64_t> int_bound;
 };
 
-Value randomInput(const json &contract, std::mt19937_64 &rng, const Args &args) {
-  std::vector<int64_t> shape;
-  int64_t n = 1;
-  for (const auto &d : contract.at("shape")) {
-    shape.push_back(std::max<int64_t>(d.get<int64_t>(), 1));
-    n *= shape.back();
-  }
-  const std::string dtype = contract.at("dtype");
-  const std::string name = contract.at("name");
-  auto bound = args.int_bound.count(name) ? args.int_bound.at(name) : 2;
-  if (dtype == "FLOAT32") {
-    std::uniform_real_distribution<float> d(-1.0f, 1.0f);
-    std::vector<float> v(n);
-    for (auto &x : v)
-      x = d(rng);
-    return std::make_shared<tico::TensorData>(tico::TensorData::fromVector(tico::DType::Float32, shape, v));
-  }
-  std::uniform_int_distribution<int64_t> d(0, bound - 1);
-  if (dtype == "INT32") {
-    std::vector<int32_t> v(n);
-    for (auto &x : v)
-      x = static_cast<int32_t>(d(rng));
-    return std::make_shared<tico::TensorData>(tico::TensorData::fromVector(tico::DType::Int32, shape, v));
-  }
-  if (dtype == "INT64") {
-    std::vector<int64_t> v(n);
-    for (auto &x : v)
-      x = d(rng);
-    return std::make_shared<tico::TensorData>(tico::TensorData::fromVector(tico::DType::Int64, shape, v));
-  }
-  if (dtype == "BOOL") {
-    std::vector<uint8_t> v(n);
-    for (auto &x : v)
-      x = static_cast<uint8_t>(d(rng) & 1);
-    return std::make_shared<tico::TensorData>(tico::TensorData::fromVector(tico::DType::Bool, shape, v));
-  }
-  throw tico::Error("input '" + name + "': no random data for " + dtype);
-}
-
 int run(const Args &args) {
   auto model = std::make_shared<const tico::CircleModel>(tico::readCircleFile(args.model));
   json manifest;
@@ -98,9 +61,13 @@ int run(const Args &args) {
   std::mt19937_64 rng(args.seed);
   // pool[input][k]
   std::vector<std::vector<Value>> pool(inputs.size());
-  for (std::size_t i = 0; i < inputs.size(); ++i)
+  const auto infos = interp.inputs(0);
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const std::string name = inputs[i]["name"];
+    const int64_t bound = args.int_bound.count(name) ? args.int_bound.at(name) : 2;
     for (int k = 0; k < args.pool; ++k)
-      pool[i].push_back(randomInput(inputs[i], rng, args));
+      pool[i].push_back(tico::incremental::runtime::seededInput(infos.at(i), rng, bound));
+  }
   std::vector<std::string> public_outputs;
   for (const auto &o : manifest["outputs"])
     public_outputs.push_back(o["name"]);

@@ -7,7 +7,9 @@ with `tico-run --incremental`. Checked: the file verifies (manifest included), t
 (G1: 1,000 seeded random change sequences replayed from the manifest alone, bitwise equal to the
 monolith), G5 (file <= 1.05 x the plain conversion), G7 (two conversions give the same bytes),
 a three-input model, a model that mutates a buffer (every strategy refused with the reason) and
-a retained budget below every frontier (the monolith alone).
+a retained budget below every frontier (the monolith alone). Phase B: `tico-circle
+serve-incremental` runs seeded and file traces through the runtime layer (G8 hit rate on a
+90 / 10 trace, the budget never exceeded at run time, every step bitwise equal to the monolith).
 """
 
 import json
@@ -57,22 +59,25 @@ class Block(nn.Module):
 
 
 class TinyClip(nn.Module):
-    def __init__(self):
+    """The defaults are the e2e fixture; tests/bench/bench_incremental.py --size mid builds the
+    design's mid-size G2 model (width 256, 4 + 4 blocks, 64x64 image, 32 tokens) from it."""
+
+    def __init__(self, width=WIDTH, blocks=2, image=16, tokens=TOKENS):
         super().__init__()
-        self.patch = nn.Conv2d(3, WIDTH, kernel_size=8, stride=8, bias=False)
-        self.cls = nn.Parameter(torch.randn(1, 1, WIDTH) * 0.02)
-        self.vpos = nn.Parameter(torch.randn(1, 5, WIDTH) * 0.02)
-        self.vblocks = nn.ModuleList([Block(WIDTH) for _ in range(2)])
-        self.vln = nn.LayerNorm(WIDTH)
-        self.vproj = nn.Linear(WIDTH, EMBED, bias=False)
-        self.tok = nn.Embedding(VOCAB, WIDTH)
-        self.tpos = nn.Parameter(torch.randn(1, TOKENS, WIDTH) * 0.02)
-        self.tblocks = nn.ModuleList([Block(WIDTH, causal=True) for _ in range(2)])
-        self.tln = nn.LayerNorm(WIDTH)
-        self.tproj = nn.Linear(WIDTH, EMBED, bias=False)
+        self.patch = nn.Conv2d(3, width, kernel_size=8, stride=8, bias=False)
+        self.cls = nn.Parameter(torch.randn(1, 1, width) * 0.02)
+        self.vpos = nn.Parameter(torch.randn(1, (image // 8) ** 2 + 1, width) * 0.02)
+        self.vblocks = nn.ModuleList([Block(width) for _ in range(blocks)])
+        self.vln = nn.LayerNorm(width)
+        self.vproj = nn.Linear(width, EMBED, bias=False)
+        self.tok = nn.Embedding(VOCAB, width)
+        self.tpos = nn.Parameter(torch.randn(1, tokens, width) * 0.02)
+        self.tblocks = nn.ModuleList([Block(width, causal=True) for _ in range(blocks)])
+        self.tln = nn.LayerNorm(width)
+        self.tproj = nn.Linear(width, EMBED, bias=False)
         self.logit_scale = nn.Parameter(torch.tensor(math.log(1 / 0.07)))
-        self.register_buffer("causal", torch.triu(torch.full((TOKENS, TOKENS), -1e4), 1), persistent=False)
-        self.register_buffer("positions", torch.arange(TOKENS), persistent=False)
+        self.register_buffer("causal", torch.triu(torch.full((tokens, tokens), -1e4), 1), persistent=False)
+        self.register_buffer("positions", torch.arange(tokens), persistent=False)
 
     def forward(self, pixel_values, input_ids, attention_mask):
         x = self.patch(pixel_values).flatten(2).transpose(1, 2)
@@ -212,6 +217,69 @@ def test_clip_g1_parity_over_1000_sequences(clip):
         assert stats["strategies"].get(name, 0) > 0, stats
 
 
+def serve(circle, *extra, expect=0):
+    result = subprocess.run([TICO_CIRCLE, "serve-incremental", str(circle), "--json", *extra],
+                            capture_output=True, text=True)
+    assert result.returncode == expect, result.stdout + result.stderr
+    return json.loads(result.stdout) if expect == 0 else result
+
+
+def test_clip_serve_incremental_90_10_trace(clip):
+    """G8 through the runtime layer: 90 % text / 10 % image changes over 8 values each; every
+    step bitwise equal to the monolith (--check); MAC-based selection, so the statistics are
+    those of the seeded trace."""
+    report = serve(clip / "clip.circle", "--trace", "input_ids:0.9,pixel_values:0.1", "--steps", "1000",
+                   "--budget", "64MiB", "--check", "--mac-only", "--int-bound", f"input_ids={VOCAB}")
+    print("G8:", report["cache"], {k: v["steps"] for k, v in report["strategies"].items()})
+    assert report["check"] == {"steps": 1000, "mismatches": 0}
+    cache = report["cache"]
+    assert cache["full"] == 1 and cache["hits"] + cache["misses"] == 999
+    assert cache["hit_rate"] >= 0.9
+    # Room for everything: the 8 x 8 versions of the four retained values (1,536 bytes per pair
+    # of versions at most), no evictions.
+    assert cache["evictions"] == 0 and cache["peak_retained_bytes"] <= report["budget_bytes"]
+    assert report["strategies"]["monolithic"]["steps"] == 1
+    again = serve(clip / "clip.circle", "--trace", "input_ids:0.9,pixel_values:0.1", "--steps", "1000",
+                  "--mac-only", "--int-bound", f"input_ids={VOCAB}")
+    assert again["cache"] == cache
+
+
+def test_clip_serve_incremental_budget_is_never_exceeded(clip):
+    """G4 at run time: a 1 KiB budget holds fewer values than the trace revisits; LRU evicts,
+    retained bytes stay within the budget and every step is still exact."""
+    report = serve(clip / "clip.circle", "--trace", "input_ids:0.5,pixel_values:0.4,all:0.1", "--steps", "300",
+                   "--budget", "1KiB", "--check", "--int-bound", f"input_ids={VOCAB}")
+    cache = report["cache"]
+    print("G4 (runtime):", cache)
+    assert report["check"]["mismatches"] == 0
+    assert cache["peak_retained_bytes"] <= 1024 and cache["retained_bytes"] <= 1024
+    assert cache["evictions"] > 0
+    # The refresh chain keeps what fits, so some partial changes still hit.
+    assert cache["hits"] > 0
+    # Every all-changed step ran the monolith.
+    assert cache["full"] > 0 and report["strategies"]["monolithic"]["steps"] >= cache["full"]
+
+
+def test_clip_serve_incremental_trace_file_and_errors(clip, tmp_path):
+    trace = tmp_path / "trace.txt"
+    trace.write_text("# image (a miss: refresh), text twice, nothing, the first image again, everything\n"
+                     "pixel_values=1\ninput_ids=2\nattention_mask=3\n-\npixel_values=0\nall\n")
+    report = serve(clip / "clip.circle", "--trace-file", str(trace), "--check", "--mac-only", "--budget", "none")
+    assert report["steps"] == 7 and report["check"]["mismatches"] == 0
+    assert report["budget_bytes"] is None
+    steps = {k: v["steps"] for k, v in report["strategies"].items()}
+    assert steps == {"monolithic": 2, "changed_input_ids+attention_mask": 2, "all_changed": 1, "unchanged": 1,
+                     "changed_pixel_values": 1}, steps
+    text = subprocess.run([TICO_CIRCLE, "serve-incremental", str(clip / "clip.circle"), "--steps", "20"],
+                          capture_output=True, text=True)
+    assert text.returncode == 0, text.stderr
+    assert "cache: hit rate" in text.stdout and "dispatch overhead: median" in text.stdout
+    bad = serve(clip / "plain.circle", expect=2)
+    assert "has no incremental manifest" in bad.stderr
+    bad = serve(clip / "clip.circle", "--trace", "text:1", expect=2)
+    assert "'text' names no input group or input" in bad.stderr
+
+
 def test_clip_fused_layout(clip):
     """Layout A: each strategy also as one subgraph; replayed through the fused signatures."""
     verify(clip / "fused.circle")
@@ -225,6 +293,9 @@ def test_clip_fused_layout(clip):
     print("G1 (fused):", stats)
     assert stats["mismatches"] == 0
     assert stats["strategies"].get("changed_pixel_values (fused)", 0) > 0, stats
+    # The runtime layer through the fused signatures.
+    report = serve(clip / "fused.circle", "--fused", "--check", "--steps", "300", "--int-bound", f"input_ids={VOCAB}")
+    assert report["check"]["mismatches"] == 0 and report["cache"]["hits"] > 0
     ratio = (clip / "fused.circle").stat().st_size / (clip / "plain.circle").stat().st_size
     print(f"G5 (fused): {ratio:.4f}")
     assert ratio <= 1.05

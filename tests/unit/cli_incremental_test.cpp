@@ -1,6 +1,7 @@
 // tico-run --incremental and the Circle tools on its output (docs/incremental.md): the sidecar,
 // inspect's manifest summary, verify's rule INCREMENTAL_MANIFEST on a tampered manifest and on
-// a retained tensor whose contract differs across a frontier edge, and the option errors.
+// a retained tensor whose contract differs across a frontier edge, the option errors, and
+// serve-incremental (the runtime layer) on seeded and file traces.
 #include "cli_test_support.h"
 
 #include "tico/circle/reader.h"
@@ -144,6 +145,60 @@ TEST(CliIncremental, VerifyFindsARetainedContractThatDiffersAcrossAFrontierEdge)
   EXPECT_NE(verify.output.find("'tx' has another type, shape or quantization in signature 'tail_x__y'"),
             std::string::npos)
       << verify.output;
+}
+
+TEST(CliIncremental, ServeIncrementalReplaysTracesThroughTheRuntimeLayer) {
+  Converted c;
+  ASSERT_EQ(c.made.exit_code, 0) << c.made.output;
+  const ToolResult seeded = runTool(TICO_CIRCLE_PATH,
+                                    {"serve-incremental", "m.circle", "--trace", "x:0.9,y:0.1", "--steps", "200",
+                                     "--check", "--mac-only", "--json", "--reference-runs", "3"},
+                                    c.dir.path());
+  ASSERT_EQ(seeded.exit_code, 0) << seeded.output;
+  const auto report = nlohmann::json::parse(seeded.output);
+  EXPECT_EQ(report["steps"], 200);
+  EXPECT_EQ(report["check"]["mismatches"], 0);
+  EXPECT_EQ(report["budget_bytes"], 64 << 20);
+  EXPECT_EQ(report["cache"]["full"], 1);
+  EXPECT_GE(report["cache"]["hit_rate"].get<double>(), 0.9);
+  // Caller versions (the pool entries) identify the same values: the same steps are taken.
+  const ToolResult caller = runTool(TICO_CIRCLE_PATH,
+                                    {"serve-incremental", "m.circle", "--trace", "x:0.9,y:0.1", "--steps", "200",
+                                     "--check", "--mac-only", "--json", "--reference-runs", "3", "--versions", "caller"},
+                                    c.dir.path());
+  ASSERT_EQ(caller.exit_code, 0) << caller.output;
+  const auto by_caller = nlohmann::json::parse(caller.output);
+  EXPECT_EQ(by_caller["cache"], report["cache"]);
+  EXPECT_EQ(by_caller["check"]["mismatches"], 0);
+  for (const auto &[name, s] : report["strategies"].items())
+    EXPECT_EQ(by_caller["strategies"][name]["steps"], s["steps"]) << name;
+
+  // A trace file: x to entry 1 (a miss after the monolith: the refresh chain), y to another
+  // entry (changed_y), y back to 0 (the y side the refresh cached for y = 0 is found again, so
+  // changed_x serves it: equal cost, earlier in the manifest), nothing.
+  writeAll(c.dir / "t.trace", "x=1  # comment\ny\ny=0\n\n-\n");
+  const ToolResult file = runTool(TICO_CIRCLE_PATH,
+                                  {"serve-incremental", "m.circle", "--trace-file", "t.trace", "--check", "--mac-only",
+                                   "--budget", "none", "--reference-runs", "1"},
+                                  c.dir.path());
+  ASSERT_EQ(file.exit_code, 0) << file.output;
+  EXPECT_NE(file.output.find("5 steps of trace file t.trace"), std::string::npos) << file.output;
+  EXPECT_NE(file.output.find("all_changed: 1 steps"), std::string::npos) << file.output;
+  EXPECT_NE(file.output.find("changed_y: 1 steps"), std::string::npos) << file.output;
+  EXPECT_NE(file.output.find("changed_x: 1 steps"), std::string::npos) << file.output;
+  EXPECT_NE(file.output.find("unchanged: 1 steps"), std::string::npos) << file.output;
+  EXPECT_NE(file.output.find("check: 0 of 5 steps differ"), std::string::npos) << file.output;
+
+  writeAll(c.dir / "bad.trace", "x=8\n");
+  const ToolResult bad = runTool(TICO_CIRCLE_PATH, {"serve-incremental", "m.circle", "--trace-file", "bad.trace"},
+                                 c.dir.path());
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.output.find("bad.trace:1: 'x=8' needs an entry in [0, 8)"), std::string::npos) << bad.output;
+  const ToolResult both = runTool(TICO_CIRCLE_PATH,
+                                  {"serve-incremental", "m.circle", "--trace", "x:1", "--trace-file", "t.trace"},
+                                  c.dir.path());
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_NE(both.output.find("give --trace or --trace-file, not both"), std::string::npos) << both.output;
 }
 
 TEST(CliIncremental, OptionErrors) {

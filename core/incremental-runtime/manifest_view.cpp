@@ -1,0 +1,159 @@
+#include "manifest_view.h"
+
+#include "tico/support/error.h"
+
+#include <algorithm>
+
+namespace tico::incremental::runtime {
+namespace {
+
+using json = nlohmann::json;
+
+[[noreturn]] void bad(const std::string &what) { throw Error("incremental manifest: " + what); }
+
+Mask groupMask(const std::map<std::string, std::size_t> &index, const json &names, const std::string &where) {
+  Mask m = 0;
+  for (const auto &n : names) {
+    auto it = index.find(n.get<std::string>());
+    if (it == index.end())
+      bad(where + " names the unknown group '" + n.get<std::string>() + "'");
+    m |= Mask{1} << it->second;
+  }
+  return m;
+}
+
+std::vector<std::string> names(const json &ports) {
+  std::vector<std::string> out;
+  for (const auto &p : ports)
+    out.push_back(p.at("name").get<std::string>());
+  return out;
+}
+
+} // namespace
+
+std::string maskText(const ManifestView &view, Mask mask) {
+  std::string out;
+  for (std::size_t g = 0; g < view.groups.size(); ++g)
+    if (mask & (Mask{1} << g))
+      out += (out.empty() ? "" : ", ") + view.groups[g];
+  return out.empty() ? "none" : out;
+}
+
+ManifestView parseManifest(const CircleModel &model, const json &m) {
+  try {
+    if (m.value("format", std::string()) != "incremental.manifest.v1")
+      bad("format is not incremental.manifest.v1");
+    ManifestView v;
+    v.model_id = m.at("model").at("model_id").get<std::string>();
+    std::map<std::string, std::size_t> group_index;
+    for (const auto &g : m.at("groups")) {
+      group_index[g.at("name").get<std::string>()] = v.groups.size();
+      v.groups.push_back(g.at("name").get<std::string>());
+    }
+    if (v.groups.empty() || v.groups.size() > 16)
+      bad("needs 1 to 16 input groups, has " + std::to_string(v.groups.size()));
+    if (model.subgraphs.empty())
+      bad("the model has no subgraph");
+    for (const auto &in : m.at("inputs")) {
+      v.input_names.push_back(in.at("name").get<std::string>());
+      v.input_group.push_back(groupMask(group_index, json::array({in.at("group")}), "input " + v.input_names.back()));
+    }
+    if (v.input_names.size() != model.subgraphs[0].inputs.size())
+      bad("lists " + std::to_string(v.input_names.size()) + " inputs, subgraph 0 takes " +
+          std::to_string(model.subgraphs[0].inputs.size()));
+    v.output_names = names(m.at("outputs"));
+
+    std::map<std::string, std::size_t> callable_index;
+    for (const auto &c : m.at("callables")) {
+      CallableView cv;
+      cv.signature = c.at("signature").get<std::string>();
+      cv.subgraph = c.at("subgraph").get<uint32_t>();
+      cv.est_macs = c.at("est_macs").get<uint64_t>();
+      cv.inputs = names(c.at("inputs"));
+      cv.outputs = names(c.at("outputs"));
+      if (cv.subgraph == 0 || cv.subgraph >= model.subgraphs.size())
+        bad("callable '" + cv.signature + "' names subgraph " + std::to_string(cv.subgraph));
+      const CircleSubGraph &sg = model.subgraphs[cv.subgraph];
+      if (sg.inputs.size() != cv.inputs.size() || sg.outputs.size() != cv.outputs.size())
+        bad("callable '" + cv.signature + "' does not match the ports of subgraph " + std::to_string(cv.subgraph));
+      callable_index[cv.signature] = v.callables.size();
+      v.callables.push_back(std::move(cv));
+    }
+    // The monolith as a callable of its own, so costs and observations treat it like the others.
+    const std::string main = m.at("model").value("monolith_signature", std::string("main"));
+    CallableView mono{main, 0, 0, v.input_names, v.output_names};
+    if (model.subgraphs[0].outputs.size() != mono.outputs.size())
+      bad("lists " + std::to_string(mono.outputs.size()) + " outputs, subgraph 0 has " +
+          std::to_string(model.subgraphs[0].outputs.size()));
+
+    for (const auto &r : m.at("retained")) {
+      RetainedView rv;
+      rv.name = r.at("name").get<std::string>();
+      rv.support = groupMask(group_index, r.at("support"), "retained value '" + rv.name + "'");
+      rv.bytes = r.at("bytes").get<uint64_t>();
+      const std::string producer = r.at("producer").get<std::string>();
+      auto p = callable_index.find(producer);
+      if (p == callable_index.end())
+        bad("retained value '" + rv.name + "' names the unknown producer '" + producer + "'");
+      const auto &outs = v.callables[p->second].outputs;
+      const auto at = std::find(outs.begin(), outs.end(), rv.name);
+      if (at == outs.end())
+        bad("retained value '" + rv.name + "' is not an output of '" + producer + "'");
+      // The producer's canonical id (not its signature): the same function on the same inputs
+      // computes the same value whatever the file calls it.
+      const auto &callable_json = m.at("callables")[p->second];
+      rv.key_prefix = v.model_id + "|" + callable_json.at("id").get<std::string>() + "|" +
+                      std::to_string(at - outs.begin());
+      v.retained_index[rv.name] = v.retained.size();
+      v.retained.push_back(std::move(rv));
+    }
+
+    auto retainedList = [&](const json &list, const std::string &where) {
+      std::vector<std::size_t> out;
+      for (const auto &n : list) {
+        auto it = v.retained_index.find(n.get<std::string>());
+        if (it == v.retained_index.end())
+          bad(where + " names the unknown retained value '" + n.get<std::string>() + "'");
+        out.push_back(it->second);
+      }
+      return out;
+    };
+    for (const auto &s : m.at("strategies")) {
+      StrategyView sv;
+      sv.name = s.at("name").get<std::string>();
+      sv.monolith = s.at("kind").get<std::string>() == "monolith";
+      sv.changed = groupMask(group_index, s.at("changed"), "strategy '" + sv.name + "'");
+      sv.est_macs = s.at("est_macs").get<uint64_t>();
+      sv.reads = retainedList(s.at("reads_retained"), "strategy '" + sv.name + "'");
+      sv.writes = retainedList(s.at("writes_retained"), "strategy '" + sv.name + "'");
+      if (sv.monolith) {
+        if (!v.strategies.empty())
+          bad("the monolith must be the first strategy");
+        mono.est_macs = sv.est_macs;
+        sv.steps = {v.callables.size()}; // `main`, appended below
+      } else {
+        for (const auto &step : s.at("steps")) {
+          auto it = callable_index.find(step.get<std::string>());
+          if (it == callable_index.end())
+            bad("strategy '" + sv.name + "' names the unknown callable '" + step.get<std::string>() + "'");
+          sv.steps.push_back(it->second);
+        }
+        if (s.contains("fused") && s["fused"].is_string()) {
+          auto it = callable_index.find(s["fused"].get<std::string>());
+          if (it == callable_index.end())
+            bad("strategy '" + sv.name + "' names the unknown fused callable '" + s["fused"].get<std::string>() + "'");
+          sv.fused = {it->second};
+        }
+      }
+      v.strategies.push_back(std::move(sv));
+    }
+    if (v.strategies.empty() || !v.strategies[0].monolith)
+      bad("the first strategy must be the monolith");
+    v.callables.push_back(std::move(mono));
+    return v;
+  } catch (const json::exception &e) {
+    bad(e.what());
+  }
+}
+
+} // namespace tico::incremental::runtime
