@@ -24,7 +24,9 @@ apt_packages=(
   flatbuffers-compiler libflatbuffers-dev
   libboost-dev libboost-filesystem-dev
   libyaml-cpp-dev libspdlog-dev libfmt-dev
-  libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev libeigen3-dev libdnnl-dev
+  libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev libeigen3-dev
+  # oneDNN for the interpreter; its CMake package needs OpenCL's, which libdnnl-dev only recommends
+  libdnnl-dev ocl-icd-opencl-dev
   llvm-14-tools graphviz time
   clang libclang-rt-14-dev
 )
