@@ -1,5 +1,7 @@
 #include "tensor.h"
 
+#include "buffer_pool.h"
+
 #include "half.h"
 
 #include "tico/support/checked.h"
@@ -41,15 +43,6 @@ std::string dtypeString(DType dtype) {
   return "unknown";
 }
 
-namespace {
-
-// Buffers are aligned for vector loads; the deleter matches the aligned new.
-struct AlignedDelete {
-  void operator()(std::byte *p) const { ::operator delete[](p, std::align_val_t{64}); }
-};
-
-} // namespace
-
 Tensor allocate(DType dtype, Shape shape) {
   Tensor t;
   t.dtype = dtype;
@@ -59,7 +52,7 @@ Tensor allocate(DType dtype, Shape shape) {
       throw Error("negative dimension in shape " + shapeString(t.shape));
   const auto bytes = static_cast<std::size_t>(checkedByteSize(t.shape, elementSize(dtype), "interpreter tensor"));
   if (bytes > 0) {
-    std::shared_ptr<std::byte> buffer(new (std::align_val_t{64}) std::byte[bytes], AlignedDelete{});
+    std::shared_ptr<std::byte> buffer = acquireBuffer(bytes); // aligned for vector loads, recycled when large
     t.data = buffer.get();
     t.owner = std::move(buffer);
   }
