@@ -76,15 +76,4 @@ void gemmNT(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const 
   });
 }
 
-// Within a block the writes run along the output's rows: with power-of-two row lengths the other
-// order's writes, one row length apart, fell into the same L1 sets (6x slower on NHWC <-> NCHW).
-void transpose2d(int64_t rows, int64_t cols, const float *in, int64_t ld_in, float *out) {
-  constexpr int64_t block = 32;
-  for (int64_t r0 = 0; r0 < rows; r0 += block)
-    for (int64_t c0 = 0; c0 < cols; c0 += block)
-      for (int64_t c = c0; c < std::min(cols, c0 + block); ++c)
-        for (int64_t r = r0; r < std::min(rows, r0 + block); ++r)
-          out[c * rows + r] = in[r * ld_in + c];
-}
-
 } // namespace tico::interp

@@ -12,7 +12,4 @@ namespace tico::interp {
 void gemmNT(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *B, int64_t ldb,
             float *C, int64_t ldc, const float *bias = nullptr);
 
-// out[cols, rows] = in[rows, cols]^T (float32), for operands stored the other way round.
-void transpose2d(int64_t rows, int64_t cols, const float *in, int64_t ld_in, float *out);
-
 } // namespace tico::interp

@@ -4,6 +4,7 @@
 // Operands are brought into the layout of the shared matrix kernel (lhs [M, K], rhs [N, K])
 // once per distinct batch, then every output batch is one product.
 #include "gemm.h"
+#include "kernels/transpose.h"
 #include "kernels/registrations.h"
 #include "parallel.h"
 
@@ -18,8 +19,7 @@ std::vector<float> matricesAs(const Tensor &t, int64_t batches, int64_t rows, in
   if (!transpose)
     return out; // used in place
   out.resize(static_cast<std::size_t>(batches * rows * cols));
-  for (int64_t b = 0; b < batches; ++b)
-    transpose2d(rows, cols, t.as<float>() + b * rows * cols, cols, out.data() + b * rows * cols);
+  transposeBatches(t.as<float>(), out.data(), batches, rows, cols);
   return out;
 }
 

@@ -13,23 +13,6 @@
 namespace tico::interp {
 namespace {
 
-// Within a tile the writes are contiguous and the reads strided: with power-of-two row lengths
-// (64 channels x 4096 pixels) strided writes, one row apart, all fell into the same L1 sets and
-// made NHWC <-> NCHW 6x slower.
-template <typename T>
-void batchedTranspose(const T *in, T *out, int64_t batches, int64_t rows, int64_t cols) {
-  constexpr int64_t tile = 32;
-  for (int64_t b = 0; b < batches; ++b) {
-    const T *src = in + b * rows * cols;
-    T *dst = out + b * rows * cols;
-    for (int64_t r0 = 0; r0 < rows; r0 += tile)
-      for (int64_t c0 = 0; c0 < cols; c0 += tile)
-        for (int64_t c = c0; c < std::min(cols, c0 + tile); ++c)
-          for (int64_t r = r0; r < std::min(rows, r0 + tile); ++r)
-            dst[c * rows + r] = src[r * cols + c];
-  }
-}
-
 template <typename T>
 void permute(const T *in, T *out, const std::vector<int64_t> &dims, const std::vector<int64_t> &in_strides) {
   // dims: output dims; in_strides: input stride of each output dim.
@@ -96,7 +79,7 @@ void permuteInto(const Tensor &input, const std::vector<int64_t> &perm, Tensor &
       for (std::size_t d = 0; d + 2 < n; ++d)
         batch_contiguous = batch_contiguous && in_strides[d] == numElements(Shape(dims.begin() + d + 1, dims.end()));
       if (batch_contiguous) {
-        batchedTranspose(in, o, batches, dims[n - 1], dims[n - 2]);
+        transposeBatches(in, o, batches, dims[n - 1], dims[n - 2]);
         return;
       }
     }
