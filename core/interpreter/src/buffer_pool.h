@@ -10,8 +10,10 @@
 // is still reported.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <memory>
+#include <type_traits>
 
 namespace tico::interp {
 
@@ -27,5 +29,25 @@ std::size_t pooledBufferBytes();
 
 // False in sanitizer builds, where every buffer is freed at once.
 bool bufferPoolEnabled();
+
+// Kernel scratch (im2col columns, attention projections) from the same pool: uninitialised, so
+// a kernel that relies on zeros fills them itself. A std::vector here zero-filled fresh pages on
+// every call, the page-fault cost the pool removed from tensor allocation.
+template <class T> class ScratchArray {
+  static_assert(std::is_trivially_default_constructible_v<T> && std::is_trivially_destructible_v<T>);
+
+public:
+  ScratchArray() = default;
+  explicit ScratchArray(std::size_t count)
+      : owner_(acquireBuffer(std::max<std::size_t>(1, count) * sizeof(T))), count_(count) {}
+  T *data() const { return reinterpret_cast<T *>(owner_.get()); }
+  std::size_t size() const { return count_; }
+  T *begin() const { return data(); }
+  T *end() const { return data() + count_; }
+
+private:
+  std::shared_ptr<std::byte> owner_;
+  std::size_t count_ = 0;
+};
 
 } // namespace tico::interp

@@ -20,6 +20,7 @@
 //   shape [B, T, D_out].
 // The cache inputs are not modified (onert updates its cache buffers in place; a caller of this
 // interpreter passes the cache it wants each time).
+#include "buffer_pool.h"
 #include "gemm.h"
 #include "kernels/registrations.h"
 #include "kernels/rope.h"
@@ -81,7 +82,7 @@ void runAttention(KernelContext &ctx) {
   const std::vector<int64_t> table_strides = broadcastStrides(Shape(cos.shape.begin(), cos.shape.end() - 1), token_rows);
 
   // Projections, [B * T, heads * dh].
-  std::vector<float> q(static_cast<std::size_t>(B * T * Hq * dh)), k(static_cast<std::size_t>(B * T * Hkv * dh)),
+  ScratchArray<float> q(static_cast<std::size_t>(B * T * Hq * dh)), k(static_cast<std::size_t>(B * T * Hkv * dh)),
       v(k.size());
   gemmNT(B * T, Hq * dh, D, hidden.as<float>(), D, wq.as<float>(), D, q.data(), Hq * dh);
   gemmNT(B * T, Hkv * dh, D, hidden.as<float>(), D, wk.as<float>(), D, k.data(), Hkv * dh);
@@ -106,7 +107,7 @@ void runAttention(KernelContext &ctx) {
   const bool cached = ctx.present(8) || ctx.present(9);
   const Tensor *mask = ctx.present(7) ? &floatInput(ctx, 7, "attention_mask") : nullptr;
   int64_t L = T;
-  std::vector<float> keys, values;
+  ScratchArray<float> keys, values;
   if (cached) {
     const Tensor &past_key = floatInput(ctx, 8, "past_key");
     const Tensor &past_value = floatInput(ctx, 9, "past_value");
@@ -127,8 +128,8 @@ void runAttention(KernelContext &ctx) {
       check(p >= 0 && p < L, "cache_position " + std::to_string(p) + " is outside the attended range [0, " +
                                  std::to_string(L) + ")");
     const int64_t row = Hkv * dh;
-    keys.resize(static_cast<std::size_t>(B * L * row));
-    values.resize(keys.size());
+    keys = ScratchArray<float>(static_cast<std::size_t>(B * L * row));
+    values = ScratchArray<float>(keys.size());
     for (int64_t b = 0; b < B; ++b) {
       std::memcpy(keys.data() + b * L * row, past_key.as<float>() + b * C * row,
                   static_cast<std::size_t>(L * row) * sizeof(float));
@@ -158,7 +159,8 @@ void runAttention(KernelContext &ctx) {
   // Scores, softmax and the weighted sum of values, per (batch, head, token).
   const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
   const int64_t group = Hq / Hkv;
-  std::vector<float> context(static_cast<std::size_t>(B * T * Hq * dh), 0.0f);
+  ScratchArray<float> context(static_cast<std::size_t>(B * T * Hq * dh));
+  std::fill(context.begin(), context.end(), 0.0f); // accumulated below
   std::vector<float> scores(static_cast<std::size_t>(L));
   for (int64_t b = 0; b < B; ++b)
     for (int64_t h = 0; h < Hq; ++h)

@@ -5,6 +5,7 @@
 // Each group is an im2col (rows of kh*kw*c patch values, zeros outside the image, in filter
 // order) followed by the shared matrix kernel against the filter rows. 1x1 stride-1
 // convolutions use the input directly as the matrix.
+#include "buffer_pool.h"
 #include "gemm.h"
 #include "parallel.h"
 #include "kernels/registrations.h"
@@ -55,7 +56,7 @@ void runConv2D(KernelContext &ctx) {
   } else {
     // im2col in chunks of output pixels, so the patch matrix stays around 8 MiB.
     const int64_t chunk = std::max<int64_t>(1, (int64_t{2} << 20) / std::max<int64_t>(1, patch));
-    std::vector<float> columns(static_cast<std::size_t>(std::min(chunk, pixels) * patch));
+    ScratchArray<float> columns(static_cast<std::size_t>(std::min(chunk, pixels) * patch));
     for (int64_t n = 0; n < batch; ++n) {
       const float *image = in + n * height * width * channels;
       for (int64_t g = 0; g < groups; ++g) {

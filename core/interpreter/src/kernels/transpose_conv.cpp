@@ -5,6 +5,7 @@
 //
 // The products are one matrix multiplication (input rows x filter rows, shared kernel) followed
 // by a col2im scatter-add.
+#include "buffer_pool.h"
 #include "gemm.h"
 #include "kernels/registrations.h"
 
@@ -59,7 +60,7 @@ void runTransposeConv(KernelContext &ctx) {
   const int64_t taps = out_channels * kh * kw; // one column per (o, ky, kx), the filter row order
   const int64_t pixels = batch * height * width;
   const int64_t chunk = std::max<int64_t>(1, (int64_t{2} << 20) / std::max<int64_t>(1, taps));
-  std::vector<float> columns(static_cast<std::size_t>(std::min(chunk, pixels) * taps));
+  ScratchArray<float> columns(static_cast<std::size_t>(std::min(chunk, pixels) * taps));
   for (int64_t p0 = 0; p0 < pixels; p0 += chunk) {
     const int64_t count = std::min(chunk, pixels - p0);
     gemmNT(count, taps, in_channels, input.as<float>() + p0 * in_channels, in_channels, filter.as<float>(),
