@@ -1,4 +1,5 @@
 #include "fold_constants.h"
+#include "native_eval.h"
 
 #include "tico/ops/torch_ops.h"
 #include "tico/plugin/registry.h"
@@ -56,7 +57,8 @@ bool sameSizes(const Shape &shape, const std::vector<int64_t> &sizes) {
 
 class FoldConstants final : public Pass {
 public:
-  FoldConstants(int64_t max_bytes, std::set<OpKey> ops) : max_bytes_(max_bytes), ops_(std::move(ops)) {}
+  FoldConstants(int64_t max_bytes, std::set<OpKey> ops, bool native)
+      : max_bytes_(max_bytes), ops_(std::move(ops)), native_(native) {}
 
   bool run(Graph &graph, PassContext &context) override {
     const std::unordered_set<const Value *> mutated = mutatedInputs(graph);
@@ -66,10 +68,21 @@ public:
     if (!any)
       return false; // loading LibTorch is not free: only when there is something to fold
 
-    const Registered<EvaluatorSpec> *registered = context.registry().evaluator();
-    if (registered == nullptr)
-      throw Error("fold-constants needs an evaluator, and no evaluator plugin is loaded");
-    const std::shared_ptr<const Evaluator> evaluator = registered->spec.create();
+    // The registered evaluator (LibTorch) is created for the first node the native one cannot
+    // run: loading it costs more than converting most models.
+    std::shared_ptr<const Evaluator> evaluator;
+    auto registeredEvaluator = [&](const Node &node) -> const Evaluator & {
+      if (!evaluator) {
+        const Registered<EvaluatorSpec> *registered = context.registry().evaluator();
+        if (registered == nullptr)
+          throw Error("fold-constants needs an evaluator for " + node.name() + " (" + node.op().str() +
+                      "), and no evaluator plugin is loaded");
+        TICO_DEBUG << "fold-constants: loading the '" << registered->spec.name << "' evaluator for "
+                   << node.name() << " (" << node.op().str() << ")";
+        evaluator = registered->spec.create();
+      }
+      return *evaluator;
+    };
 
     bool changed = false;
     // Graph order: a node's constant inputs folded just before make it a candidate in the
@@ -77,7 +90,7 @@ public:
     for (auto it = graph.nodes().begin(); it != graph.nodes().end();) {
       Node *node = it->get();
       ++it; // folding erases the node
-      if (isCandidate(*node, mutated) && fold(graph, *node, *evaluator))
+      if (isCandidate(*node, mutated) && fold(graph, *node, registeredEvaluator))
         changed = true;
     }
     if (changed)
@@ -138,7 +151,7 @@ private:
     return result_bytes > static_cast<std::size_t>(max_bytes_) && result_bytes > input_bytes;
   }
 
-  bool fold(Graph &graph, Node &node, const Evaluator &evaluator) const {
+  template <class GetEvaluator> bool fold(Graph &graph, Node &node, GetEvaluator &registeredEvaluator) const {
     const std::size_t input_bytes = inputBytes(node);
     std::size_t declared = 0;
     for (const Value *out : node.outputs())
@@ -148,7 +161,8 @@ private:
                  << " bytes (limit " << max_bytes_ << "); kept";
       return false;
     }
-    if (!evaluator.canEvaluate(node))
+    const bool native = native_ && canEvaluateNatively(node);
+    if (!native && !registeredEvaluator(node).canEvaluate(node))
       return false;
 
     EvalEnv env;
@@ -157,7 +171,7 @@ private:
         env[v] = EvalValue{v->constant(), std::nullopt};
     std::vector<EvalValue> results;
     try {
-      results = evaluator.evaluate(node, env);
+      results = native ? evaluateNatively(node, env) : registeredEvaluator(node).evaluate(node, env);
     } catch (const Error &e) {
       // Folding is an optimisation: a node the evaluator cannot run stays in the graph.
       TICO_WARN << "fold-constants: " << e.what() << "; node kept";
@@ -176,7 +190,8 @@ private:
       Value *constant = graph.addConstant(out->name() + "_folded", results[i].tensor);
       graph.replaceAllUsesWith(out, constant);
     }
-    TICO_DEBUG << "fold-constants: folded " << node.name() << " (" << node.op().str() << ")";
+    TICO_DEBUG << "fold-constants: folded " << node.name() << " (" << node.op().str() << ")"
+               << (native ? " natively" : "");
     graph.eraseNode(&node);
     return true;
   }
@@ -203,6 +218,7 @@ private:
 
   int64_t max_bytes_;
   std::set<OpKey> ops_;
+  bool native_;
 };
 
 } // namespace
@@ -216,6 +232,9 @@ PassSpec foldConstantsSpec() {
        "skip a fold whose result is larger than this many bytes and larger than its inputs"},
       {"ops", OptionType::StringList, std::vector<std::string>{},
        "fold only these ops (e.g. aten::permute.default); empty: every op the evaluator can run"},
+      {"native", OptionType::Bool, true,
+       "evaluate the common small ops (arange, masks, casts, element-wise, cat, index) in plain C++ "
+       "and load the registered evaluator (LibTorch) only for the rest; false: everything through it"},
   };
   spec.create = [](const Options &options) -> std::unique_ptr<Pass> {
     const int64_t max_bytes = options.getInt("max_bytes");
@@ -224,7 +243,7 @@ PassSpec foldConstantsSpec() {
     std::set<OpKey> ops;
     for (const std::string &text : options.getStringList("ops"))
       ops.insert(OpKey::parseOrThrow(text));
-    return std::make_unique<FoldConstants>(max_bytes, std::move(ops));
+    return std::make_unique<FoldConstants>(max_bytes, std::move(ops), options.getBool("native"));
   };
   return spec;
 }
