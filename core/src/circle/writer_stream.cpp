@@ -53,7 +53,7 @@ void requireFileExtent(const MappedFile &file, uint64_t end, const std::string &
 
 // Elements converted per write when widening float16 / bfloat16 payloads to float32: bounded
 // so that the converted copy of a weight never exists in memory at once.
-constexpr std::size_t kWidenChunkElements = std::size_t{4} << 20;
+constexpr std::size_t kWidenChunkElements = std::size_t{1} << 20;
 
 // A float32 view of a widened storage (Storage::widenedToFloat32): the same view of the
 // 16-bit source is converted chunk by chunk while it is written, and the source's mapped pages
