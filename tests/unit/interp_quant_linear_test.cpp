@@ -1,4 +1,4 @@
-// Quantized FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D and BATCH_MATMUL against real
+// Quantized FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV and BATCH_MATMUL against real
 // arithmetic in double on the dequantized operands (within 1 output step), plus hand-checked
 // exact codes. Activations uint8/int8/int16, weights uint8/int8 and packed uint4/int4.
 #include "interp_quant_test_support.h"
@@ -235,6 +235,102 @@ TEST(InterpQuantDepthwiseConv2D, MatchesRealArithmeticWithinOneStep) {
   checkConvolution(strided, DType::Int8, DType::Int8, true, "DEPTHWISE i8 x i8 per-channel s2");
   checkConvolution(same, DType::Int16, DType::Int8, true, "DEPTHWISE i16 x i8 per-channel x2");
   checkConvolution(strided, DType::UInt8, DType::UInt8, false, "DEPTHWISE u8 x u8 per-tensor s2");
+}
+
+// TRANSPOSE_CONV against a scatter reference in double (the kernel gathers per output position).
+struct TransposeConvCase {
+  int64_t n, h, w, c, oc, kh, kw, stride;
+  circle::Padding padding;
+  DType act, wtype;
+  bool per_channel, bias;
+  circle::ActivationFunctionType activation;
+  const char *label;
+};
+
+void checkTransposeConv(const TransposeConvCase &g) {
+  const bool same = g.padding == circle::Padding::SAME;
+  const int64_t oh = same ? g.h * g.stride : (g.h - 1) * g.stride + g.kh;
+  const int64_t ow = same ? g.w * g.stride : (g.w - 1) * g.stride + g.kw;
+  const int64_t pad_y = same ? std::max<int64_t>((g.h - 1) * g.stride + g.kh - oh, 0) / 2 : 0;
+  const int64_t pad_x = same ? std::max<int64_t>((g.w - 1) * g.stride + g.kw - ow, 0) / 2 : 0;
+  const float unit = g.act == DType::Int16 ? 1.0f / 256.0f : 1.0f; // keeps int16 outputs unclipped
+  const QParams in{{0.02f * unit}, {g.act == DType::UInt8 ? 100 : (g.act == DType::Int8 ? 9 : 0)}};
+  const bool is_signed = g.wtype == DType::Int8;
+  QParams wq{{0.006f}, {is_signed ? 0 : 128}};
+  if (g.per_channel) {
+    wq = {{}, {}, 0};
+    for (int64_t o = 0; o < g.oc; ++o) {
+      wq.scale.push_back(0.004f + 0.003f * static_cast<float>(o % 4));
+      wq.zero_point.push_back(is_signed ? 0 : 120 + o % 5);
+    }
+  }
+  const QParams out{{0.05f * unit}, {g.act == DType::UInt8 ? 128 : (g.act == DType::Int8 ? -3 : 0)}};
+  const auto x_codes = randomCodes(static_cast<std::size_t>(g.n * g.h * g.w * g.c), lowest(g.act), highest(g.act), 41);
+  const auto w_codes =
+      randomCodes(static_cast<std::size_t>(g.oc * g.kh * g.kw * g.c), lowest(g.wtype), highest(g.wtype), 42);
+  const auto b_codes = randomCodes(static_cast<std::size_t>(g.oc), -500, 500, 43);
+  QParams bq{{}, {}, 0};
+  for (int64_t o = 0; o < g.oc; ++o) {
+    bq.scale.push_back(static_cast<float>(in.s() * wq.s(g.per_channel ? static_cast<std::size_t>(o) : 0)));
+    bq.zero_point.push_back(0);
+  }
+
+  ModelBuilder b;
+  const auto i32dim = [](int64_t v) { return static_cast<int32_t>(v); };
+  const int32_t shape = b.constant("output_shape", i32({4}, {i32dim(g.n), i32dim(oh), i32dim(ow), i32dim(g.oc)}));
+  const int32_t x = qinput(b, "x", g.act, {i32dim(g.n), i32dim(g.h), i32dim(g.w), i32dim(g.c)}, in);
+  const int32_t w = qconst(b, "w", g.wtype, {g.oc, g.kh, g.kw, g.c}, w_codes, wq);
+  const int32_t bias =
+      g.bias ? qconst(b, "bias", g.act == DType::Int16 ? DType::Int64 : DType::Int32, {g.oc}, b_codes, bq) : -1;
+  const int32_t y = qtensor(b, "y", g.act, {i32dim(g.n), i32dim(oh), i32dim(ow), i32dim(g.oc)}, out);
+  circle::TransposeConvOptionsT o;
+  o.padding = g.padding;
+  o.stride_h = o.stride_w = static_cast<int32_t>(g.stride);
+  o.fused_activation_function = g.activation;
+  b.op(B::TRANSPOSE_CONV, {shape, w, x, bias}, {y}, ModelBuilder::options(o));
+  b.output(y);
+  const auto got = codesOf(*runModel(b.build(), {codes(g.act, {g.n, g.h, g.w, g.c}, x_codes)})[0]);
+
+  std::vector<double> sum(static_cast<std::size_t>(g.n * oh * ow * g.oc), 0.0);
+  for (int64_t n = 0; n < g.n; ++n)
+    for (int64_t iy = 0; iy < g.h; ++iy)
+      for (int64_t ix = 0; ix < g.w; ++ix)
+        for (int64_t ky = 0; ky < g.kh; ++ky)
+          for (int64_t kx = 0; kx < g.kw; ++kx) {
+            const int64_t y0 = iy * g.stride + ky - pad_y, x0 = ix * g.stride + kx - pad_x;
+            if (y0 < 0 || y0 >= oh || x0 < 0 || x0 >= ow)
+              continue;
+            for (int64_t oc = 0; oc < g.oc; ++oc)
+              for (int64_t ic = 0; ic < g.c; ++ic)
+                sum[static_cast<std::size_t>(((n * oh + y0) * ow + x0) * g.oc + oc)] +=
+                    real(x_codes[static_cast<std::size_t>(((n * g.h + iy) * g.w + ix) * g.c + ic)], in) *
+                    real(w_codes[static_cast<std::size_t>(((oc * g.kh + ky) * g.kw + kx) * g.c + ic)], wq,
+                         g.per_channel ? static_cast<std::size_t>(oc) : 0);
+          }
+  const double relu_lo = g.activation == circle::ActivationFunctionType::RELU ? static_cast<double>(out.zp()) : -INFINITY;
+  std::vector<double> ideal;
+  for (std::size_t i = 0; i < sum.size(); ++i) {
+    const auto oc = i % static_cast<std::size_t>(g.oc);
+    const double b_real = g.bias ? static_cast<double>(b_codes[oc]) * bq.s(oc) : 0.0;
+    ideal.push_back(idealCode(sum[i] + b_real, out, g.act, relu_lo));
+  }
+  EXPECT_LE(maxStepError(got, ideal, g.label), 1.0);
+}
+
+TEST(InterpQuantTransposeConv, MatchesRealArithmeticWithinOneStep) {
+  using A = circle::ActivationFunctionType;
+  const TransposeConvCase cases[] = {
+      {1, 4, 5, 3, 4, 3, 3, 2, circle::Padding::SAME, DType::UInt8, DType::UInt8, true, true, A::NONE,
+       "TRANSPOSE_CONV u8 x u8 per-channel SAME s2"},
+      {2, 3, 3, 4, 2, 2, 2, 2, circle::Padding::VALID, DType::Int8, DType::Int8, false, true, A::RELU,
+       "TRANSPOSE_CONV i8 x i8 per-tensor VALID s2 relu"},
+      {1, 5, 4, 2, 3, 3, 3, 1, circle::Padding::SAME, DType::Int16, DType::Int8, true, true, A::NONE,
+       "TRANSPOSE_CONV i16 x i8 per-channel SAME s1"},
+      {1, 3, 4, 3, 5, 4, 3, 3, circle::Padding::VALID, DType::UInt8, DType::UInt8, true, false, A::NONE,
+       "TRANSPOSE_CONV u8 x u8 per-channel VALID s3 no bias"},
+  };
+  for (const TransposeConvCase &c : cases)
+    checkTransposeConv(c);
 }
 
 TEST(InterpQuantConv2D, SamePaddingContributesTheRealValueZero) {

@@ -1,13 +1,13 @@
-// TRANSPOSE_CONV: inputs (output_shape int32[4], filter [out, kh, kw, in], input NHWC, bias
-// [out] optional). Every input pixel scatters filter-weighted values into the output window at
-// (y * stride - pad, x * stride - pad); contributions that fall outside the output are dropped.
-// Padding follows TFLite: SAME pads (in - 1) * stride + k - out in total, half before.
+// TRANSPOSE_CONV (geometry in transpose_conv_geometry.h). Every input pixel scatters
+// filter-weighted values into the output window at (y * stride - pad, x * stride - pad);
+// contributions that fall outside the output are dropped.
 //
 // The products are one matrix multiplication (input rows x filter rows, shared kernel) followed
 // by a col2im scatter-add.
 #include "buffer_pool.h"
 #include "gemm.h"
 #include "kernels/registrations.h"
+#include "kernels/transpose_conv_geometry.h"
 
 #include <algorithm>
 #include <vector>
@@ -17,31 +17,14 @@ namespace {
 
 void runTransposeConv(KernelContext &ctx) {
   const auto &options = ctx.options<circle::TransposeConvOptionsT>();
-  const Tensor &shape = ctx.input(0);
   const Tensor &filter = ctx.input(1);
   const Tensor &input = ctx.input(2);
   check(input.dtype == DType::Float32 && filter.dtype == DType::Float32,
         "input and filter must be float32, got " + dtypeString(input.dtype) + " and " + dtypeString(filter.dtype));
-  check(input.rank() == 4, "input must be NHWC (rank 4), got shape " + shapeString(input.shape));
-  check(filter.rank() == 4, "filter must be [out, kh, kw, in], got shape " + shapeString(filter.shape));
-  const std::vector<int64_t> out_dims = integerValues(shape);
-  check(out_dims.size() == 4, "output_shape must have 4 values, got " + std::to_string(out_dims.size()));
-  const int64_t batch = input.dim(0), height = input.dim(1), width = input.dim(2), in_channels = input.dim(3);
-  const int64_t out_channels = filter.dim(0), kh = filter.dim(1), kw = filter.dim(2);
-  check(filter.dim(3) == in_channels, "filter " + shapeString(filter.shape) + " expects " +
-                                          std::to_string(filter.dim(3)) + " input channels, input has " +
-                                          std::to_string(in_channels));
-  check(out_dims[0] == batch && out_dims[3] == out_channels,
-        "output_shape " + shapeString(out_dims) + " disagrees with batch " + std::to_string(batch) + " / filter outputs " +
-            std::to_string(out_channels));
-  const int64_t out_h = out_dims[1], out_w = out_dims[2];
-  const int64_t sh = options.stride_h, sw = options.stride_w;
-  check(sh > 0 && sw > 0, "strides must be positive");
-  int64_t pad_y = 0, pad_x = 0;
-  if (options.padding == circle::Padding::SAME) {
-    pad_y = std::max<int64_t>((height - 1) * sh + kh - out_h, 0) / 2;
-    pad_x = std::max<int64_t>((width - 1) * sw + kw - out_w, 0) / 2;
-  }
+  const TransposeConvGeometry geo = transposeConvGeometry(ctx);
+  const int64_t batch = geo.batch, height = geo.height, width = geo.width, in_channels = geo.in_channels;
+  const int64_t out_channels = geo.out_channels, kh = geo.kh, kw = geo.kw, out_h = geo.out_h, out_w = geo.out_w;
+  const int64_t sh = geo.sh, sw = geo.sw, pad_y = geo.pad_y, pad_x = geo.pad_x;
   const float *bias = nullptr;
   if (ctx.present(3)) {
     const Tensor &b = ctx.input(3);
@@ -50,7 +33,7 @@ void runTransposeConv(KernelContext &ctx) {
     bias = b.as<float>();
   }
 
-  Tensor &out = ctx.allocateOutput(0, DType::Float32, Shape(out_dims.begin(), out_dims.end()));
+  Tensor &out = ctx.allocateOutput(0, DType::Float32, geo.out_shape);
   float *o = out.mut<float>();
   const int64_t out_pixels = batch * out_h * out_w;
   for (int64_t p = 0; p < out_pixels; ++p)

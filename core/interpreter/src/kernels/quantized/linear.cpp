@@ -5,7 +5,7 @@
 namespace tico::interp::quant {
 
 LinearQuant prepareLinear(const KernelContext &ctx, const LinearSpec &spec) {
-  const QParams in = perTensorQParams(ctx.inputTensor(0), "input");
+  const QParams in = perTensorQParams(ctx.inputTensor(spec.input), "input");
   const QParams w = qparamsOf(ctx.inputTensor(spec.weights), "weights");
   const QParams out = perTensorQParams(ctx.outputTensor(0), "output");
   const auto channels = static_cast<std::size_t>(spec.channels);
@@ -18,7 +18,7 @@ LinearQuant prepareLinear(const KernelContext &ctx, const LinearSpec &spec) {
   LinearQuant q;
   q.input_zero = static_cast<int32_t>(in.zero_point[0]);
   q.output_zero = out.zero_point[0];
-  q.wide = ctx.inputType(0) == DType::Int16 || ctx.inputType(spec.weights) == DType::Int16;
+  q.wide = ctx.inputType(spec.input) == DType::Int16 || ctx.inputType(spec.weights) == DType::Int16;
   q.clamp = activationRange(spec.activation, out.scale[0], out.zero_point[0], ctx.outputType(0));
   q.weight_zero.resize(channels);
   q.multiplier.resize(channels);
@@ -53,8 +53,8 @@ LinearQuant prepareLinear(const KernelContext &ctx, const LinearSpec &spec) {
   return q;
 }
 
-std::string checkLinearTypes(const OpSignature &op, std::size_t weights, int bias) {
-  for (std::size_t i : {std::size_t{0}, weights})
+std::string checkLinearTypes(const OpSignature &op, std::size_t weights, int bias, std::size_t input) {
+  for (std::size_t i : {input, weights})
     if (auto reason = requireInputType(op, i, {DType::UInt8, DType::Int8, DType::Int16}); !reason.empty())
       return reason;
   const DType out = op.outputType(0);
@@ -63,7 +63,7 @@ std::string checkLinearTypes(const OpSignature &op, std::size_t weights, int bia
   if (bias >= 0)
     if (auto reason = requireInputType(op, static_cast<std::size_t>(bias), {DType::Int32, DType::Int64}); !reason.empty())
       return reason;
-  (void)perTensorQParams(op.inputTensor(0), "input");
+  (void)perTensorQParams(op.inputTensor(input), "input");
   (void)qparamsOf(op.inputTensor(weights), "weights");
   (void)perTensorQParams(op.outputTensor(0), "output");
   return "";

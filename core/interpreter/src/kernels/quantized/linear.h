@@ -47,14 +47,15 @@ struct LinearSpec {
   int64_t channels = 0;          // output channels
   int64_t weight_channel_axis = 0;
   circle::ActivationFunctionType activation = circle::ActivationFunctionType::NONE;
+  std::size_t input = 0;         // input index of the activations (2 for TRANSPOSE_CONV)
 };
 
-// Reads and validates everything above from the operator's tensors (the input is input 0).
+// Reads and validates everything above from the operator's tensors.
 LinearQuant prepareLinear(const KernelContext &ctx, const LinearSpec &spec);
 
 // The construction-time check shared by these kernels: input and output uint8/int8/int16,
 // weights uint8/int8/int16 (4-bit weights arrive unpacked), bias int32/int64, parameters valid.
-std::string checkLinearTypes(const OpSignature &op, std::size_t weights, int bias);
+std::string checkLinearTypes(const OpSignature &op, std::size_t weights, int bias, std::size_t input = 0);
 
 // Writes already clamped codes into `out` (uint8/int8/int16) starting at element `offset`.
 void storeCodes(const int64_t *codes, int64_t count, Tensor &out, int64_t offset);

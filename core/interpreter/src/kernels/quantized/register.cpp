@@ -8,6 +8,7 @@ void registerQuantizedKernels(KernelTable &table) {
   registerQuantizedBatchMatMul(table);
   registerQuantizedConcatenation(table);
   registerQuantizedConv2D(table);
+  registerQuantizedTransposeConv(table);
   registerQuantizedDataMovement(table);
   registerQuantizedDepthwiseConv2D(table);
   registerQuantizedElementwise(table);

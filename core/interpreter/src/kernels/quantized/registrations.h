@@ -20,5 +20,6 @@ void registerQuantizedMean(KernelTable &table);
 void registerQuantizedPool(KernelTable &table);
 void registerQuantizedRmsNorm(KernelTable &table);
 void registerQuantizedSoftmax(KernelTable &table);
+void registerQuantizedTransposeConv(KernelTable &table);
 
 } // namespace tico::interp
