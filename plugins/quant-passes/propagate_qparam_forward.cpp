@@ -36,8 +36,11 @@ bool propagateForward(Node &node, rewrite::Rewriter &rewriter) {
   if (permute) {
     perm = normalizeDims(node.arg(1).asInts(), x->rank());
     if (q.axis) {
+      // The result dim that reads the input's axis (found once: comparing later dims with the
+      // updated axis would move it again, e.g. [1, 2, 3, 0] sent axis 1 to 0 and then to 3).
+      const int64_t axis = *q.axis;
       for (std::size_t i = 0; i < perm.size(); ++i)
-        if (perm[i] == *q.axis)
+        if (perm[i] == axis)
           q.axis = static_cast<int64_t>(i);
     }
   } else if (!q.isPerTensor()) {
