@@ -60,10 +60,17 @@ std::string transposeConvUnsupported(const Node &node, bool nhwc) {
   if (input->rank() != 4 || weight->rank() != 4)
     return "only 2-D transposed convolution of batched input is supported (input rank " +
            std::to_string(input->rank()) + ")";
-  if (auto r = requireFloat(input, "TRANSPOSE_CONV"); !r.empty())
+  if (auto r = requireFloatOrQuantized(input, "TRANSPOSE_CONV"); !r.empty())
     return r;
-  if (auto r = requireFloat(weight, "TRANSPOSE_CONV"); !r.empty())
+  if (auto r = requireFloatOrQuantized(weight, "TRANSPOSE_CONV"); !r.empty())
     return r;
+  if (auto r = quantizedOperands(node, "TRANSPOSE_CONV"); !r.empty())
+    return r;
+  if (node.output()->isQuantized() && !node.output()->quant()->isPerTensor())
+    return "a quantized TRANSPOSE_CONV writes a per-tensor quantized result";
+  if (!nhwc && anyQuantized({input, weight, node.output()}))
+    return "a quantized transposed convolution is lowered from circle::transpose_conv (NHWC), which the "
+           "legalize stage makes of it";
   ConvAttrs a = decodeConvAttrs(node);
   if (!a.padding_mode.empty())
     return "transposed convolution takes explicit padding";
@@ -113,9 +120,22 @@ void lowerTransposeConv(const Node &node, CircleEmitter &emit, bool nhwc) {
                    : emitTranspose(emit, emit.tensor(input), dtype, input->shape(), {0, 2, 3, 1}, base + "_input_nhwc");
   int32_t w = nhwc ? emit.tensor(weight) : permutedWeight(emit, weight, {1, 2, 3, 0}, "_ohwi", base);
   // onert 0.2 rejects a TRANSPOSE_CONV with the optional 4th (bias) input ("Invalid number of
-  // input tensors"), so the bias is a separate ADD over the channels (last) dim.
+  // input tensors"), so a float bias is a separate ADD over the channels (last) dim. A quantized
+  // one (int32/int64 in the accumulator's scale) is the 4th input: added before the one
+  // requantization, as integer kernels do; an ADD of codes would round twice.
   const Argument &bias_arg = node.arg("bias");
-  int32_t bias = bias_arg.isNone() ? -1 : castedTensor(emit, bias_arg.asValue(), dtype, base + "_bias");
+  const bool quantized = out->isQuantized();
+  int32_t bias = bias_arg.isNone() ? -1
+                 : quantized       ? biasTensor(emit, bias_arg.asValue(), out, dtype, base + "_bias")
+                                   : castedTensor(emit, bias_arg.asValue(), dtype, base + "_bias");
+  // The tensors between TRANSPOSE_CONV and the result (uncropped, NHWC) carry the result's
+  // parameters: SLICE and TRANSPOSE move codes.
+  auto intermediate = [&](const Shape &shape, const std::string &hint) {
+    const int32_t t = emit.newTensor(quantized ? out->dtype() : dtype, shape, hint);
+    if (quantized)
+      emit.setQuantization(t, *out->quant());
+    return t;
+  };
 
   int64_t full_h = fullSize(x_shape[1].value(), a.stride[0], g.kernel_h, a.output_padding[0]);
   int64_t full_w = fullSize(x_shape[2].value(), a.stride[1], g.kernel_w, a.output_padding[1]);
@@ -138,17 +158,24 @@ void lowerTransposeConv(const Node &node, CircleEmitter &emit, bool nhwc) {
   int32_t output_shape = emitIntVector(emit, shape, base + "_output_shape");
 
   bool wrap = !nhwc;
-  int32_t result = wrap ? emit.newTensor(dtype, y_shape, base + "_nhwc") : emit.tensor(out);
-  int32_t full = crop ? emit.newTensor(dtype, full_shape, base + "_uncropped") : result;
+  int32_t result = wrap ? intermediate(y_shape, base + "_nhwc") : emit.tensor(out);
+  int32_t full = crop ? intermediate(full_shape, base + "_uncropped") : result;
   circle::TransposeConvOptionsT tconv;
   tconv.padding = circle::Padding::VALID;
   tconv.stride_h = toInt32(a.stride[0], "stride");
   tconv.stride_w = toInt32(a.stride[1], "stride");
-  int32_t scattered = bias < 0 ? full : emit.newTensor(dtype, full_shape, base + "_no_bias");
-  emit.addOperator(circle::BuiltinOperator::TRANSPOSE_CONV, {output_shape, w, x}, {scattered},
-                   options(std::move(tconv)));
-  if (bias >= 0)
-    emit.addOperator(circle::BuiltinOperator::ADD, {scattered, bias}, {full}, options(circle::AddOptionsT{}));
+  if (quantized) {
+    std::vector<int32_t> inputs = {output_shape, w, x};
+    if (bias >= 0)
+      inputs.push_back(bias);
+    emit.addOperator(circle::BuiltinOperator::TRANSPOSE_CONV, inputs, {full}, options(std::move(tconv)));
+  } else {
+    int32_t scattered = bias < 0 ? full : emit.newTensor(dtype, full_shape, base + "_no_bias");
+    emit.addOperator(circle::BuiltinOperator::TRANSPOSE_CONV, {output_shape, w, x}, {scattered},
+                     options(std::move(tconv)));
+    if (bias >= 0)
+      emit.addOperator(circle::BuiltinOperator::ADD, {scattered, bias}, {full}, options(circle::AddOptionsT{}));
+  }
   if (crop) {
     int32_t begin = emit.constInt32({0, toInt32(a.padding[0], "padding"), toInt32(a.padding[1], "padding"), 0},
                                     base + "_crop_begin");

@@ -154,7 +154,8 @@ void registerInsertQuantizeOnDtypeMismatch(Registrar &r) {
       "Requantize where a quantized op's result type differs from its operands' (uint8 <-> int16) "
       "(InsertQuantizeOnDtypeMismatch)",
       {aten::linear_default.key(), cops::conv2d_default.key(), cops::conv2d_padding.key(),
-       cops::depthwise_conv2d_default.key(), cops::depthwise_conv2d_padding.key(), aten::add_Tensor.key(),
+       cops::depthwise_conv2d_default.key(), cops::depthwise_conv2d_padding.key(),
+       cops::transpose_conv_default.key(), aten::add_Tensor.key(),
        aten::sub_Tensor.key(), aten::mul_Tensor.key(), aten::cat_default.key(), aten::mm_default.key(),
        aten::bmm_default.key(), aten::softmax_int.key(), aten::_softmax_default.key(), aten::sigmoid_default.key(),
        aten::tanh_default.key(), aten::mean_dim.key(), aten::permute_default.key(), aten::view_default.key(),

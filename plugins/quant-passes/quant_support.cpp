@@ -173,7 +173,8 @@ bool isDataMovement(const Node &node) {
 bool isQuantizedCompute(const Node &node) {
   const OpId op = node.opId();
   return op == aten::linear_default || op == cops::conv2d_default || op == cops::conv2d_padding ||
-         op == cops::depthwise_conv2d_default || op == cops::depthwise_conv2d_padding;
+         op == cops::depthwise_conv2d_default || op == cops::depthwise_conv2d_padding ||
+         op == cops::transpose_conv_default;
 }
 
 bool isQuantizedPool(const Node &node) {

@@ -41,7 +41,8 @@ std::optional<QNodeParams> knownQNodeParams(const Node &node, const std::string 
 // parameters through them (the Circle data-movement kernels require equal parameters).
 bool isDataMovement(const Node &node);
 // Ops with quantized Circle kernels that read a weight: linear -> FULLY_CONNECTED,
-// circle::conv2d / depthwise_conv2d -> CONV_2D / DEPTHWISE_CONV_2D.
+// circle::conv2d / depthwise_conv2d / transpose_conv -> CONV_2D / DEPTHWISE_CONV_2D /
+// TRANSPOSE_CONV.
 bool isQuantizedCompute(const Node &node);
 // max/avg pooling (aten NCHW and circle NHWC forms): MAX_POOL_2D / AVERAGE_POOL_2D, whose
 // quantized kernels need equal input and output parameters.

@@ -119,7 +119,8 @@ void registerQuantizeBias(Registrar &r) {
   r.addPass(rewrite::patternPassSpec(
       kPass, "Float bias of a quantized linear / convolution -> int32 (8-bit input) or int64 (int16 input) (QuantizeBias)",
       {ops::aten::linear_default.key(), cops::conv2d_default.key(), cops::conv2d_padding.key(),
-       cops::depthwise_conv2d_default.key(), cops::depthwise_conv2d_padding.key()},
+       cops::depthwise_conv2d_default.key(), cops::depthwise_conv2d_padding.key(),
+       cops::transpose_conv_default.key()},
       quantizeBias, config));
 }
 

@@ -119,7 +119,7 @@ def _qparams(low: torch.Tensor, high: torch.Tensor, qrange: tuple[int, int]) -> 
 
 
 class _FakeQuantLayer(torch.nn.Module):
-    """A linear or conv2d layer with fake-quantized input, weight and output."""
+    """A linear, conv2d or conv_transpose2d layer with fake-quantized input, weight and output."""
 
     def __init__(self, layer: torch.nn.Module, act: str, weight: str, per_channel: bool, tensor_qparams: bool):
         super().__init__()
@@ -129,8 +129,10 @@ class _FakeQuantLayer(torch.nn.Module):
         self.per_channel = per_channel
         self.tensor_qparams = tensor_qparams
         w = layer.weight.detach()
+        # Output channels: dim 0, except a transposed convolution's [in, out, kh, kw] weight.
+        self.w_axis = 1 if isinstance(layer, torch.nn.ConvTranspose2d) else 0
         if per_channel:
-            flat = w.reshape(w.shape[0], -1)
+            flat = w.transpose(0, self.w_axis).reshape(w.shape[self.w_axis], -1)
             s, z = _qparams(flat.amin(1), flat.amax(1), self.weight_range)
         else:
             s, z = _qparams(w.min(), w.max(), self.weight_range)
@@ -154,6 +156,8 @@ class _FakeQuantLayer(torch.nn.Module):
     def _compute(self, x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
         if isinstance(self.layer, torch.nn.Linear):
             return F.linear(x, w, self.layer.bias)
+        if isinstance(self.layer, torch.nn.ConvTranspose2d):
+            return F.conv_transpose2d(x, w, self.layer.bias, stride=2, padding=1, output_padding=1)
         return F.conv2d(x, w, self.layer.bias, padding=1)
 
     def _fake_quantize_act(self, x: torch.Tensor, which: str) -> torch.Tensor:
@@ -173,7 +177,7 @@ class _FakeQuantLayer(torch.nn.Module):
         x = self._fake_quantize_act(x, "in")
         lo, hi = self.weight_range
         if self.per_channel:
-            w = torch.fake_quantize_per_channel_affine(self.layer.weight, self.w_scale, self.w_zp, 0, lo, hi)
+            w = torch.fake_quantize_per_channel_affine(self.layer.weight, self.w_scale, self.w_zp, self.w_axis, lo, hi)
         else:
             w = torch.fake_quantize_per_tensor_affine(self.layer.weight, self.numbers["w_scale"], self.numbers["w_zp"], lo, hi)
         return self._fake_quantize_act(self._compute(x, w), "out")
@@ -183,6 +187,9 @@ def _fake_quant_builder(kind: str, bias: bool, act: str, weight: str, per_channe
     def build():
         if kind == "linear":
             layer, x = torch.nn.Linear(16, 8, bias=bias), torch.randn(4, 16)
+        elif kind == "tconv":  # stride 2, padding 1, output_padding 1: TRANSPOSE_CONV + SLICE crop
+            layer = torch.nn.ConvTranspose2d(3, 4, 3, stride=2, padding=1, output_padding=1, bias=bias)
+            x = torch.randn(1, 3, 5, 5)
         else:
             layer, x = torch.nn.Conv2d(3, 4, 3, bias=bias), torch.randn(1, 3, 8, 8)
         module = _FakeQuantLayer(layer, act, weight, per_channel, tensor_qparams).eval()
@@ -241,6 +248,11 @@ def _fake_quant_cases() -> list[QuantCase]:
                         "_tq" if tensor_qparams else "")
                     cases.append(QuantCase(name, "fake-quant",
                                            _fake_quant_builder(kind, bias, act, weight, per_channel, tensor_qparams)))
+    # Transposed convolutions (TRANSPOSE_CONV with its bias as the 4th input).
+    for act, weight, per_channel, bias, tq in (("uint8", "uint8", True, True, False), ("uint8", "uint8", False, False, True),
+                                               ("int8", "int8", True, True, True), ("int16", "uint8", True, True, False)):
+        name = f"fq_tconv_{act}_{'pc' if per_channel else 'pt'}{'' if bias else '_nobias'}" + ("_tq" if tq else "")
+        cases.append(QuantCase(name, "fake-quant", _fake_quant_builder("tconv", bias, act, weight, per_channel, tq)))
     # 4-bit weights in an 8-bit storage type (uint4 range).
     cases.append(QuantCase("fq_linear_uint8_pc_uint4w", "fake-quant",
                            _fake_quant_builder("linear", True, "uint8", "uint4", True, False)))

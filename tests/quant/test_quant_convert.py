@@ -79,8 +79,9 @@ def test_convert_quantized_and_run(case: QuantCase, tmp_path_factory, tico_run, 
     boundary = [op for op in sg["operators"] if op["op"] == "QUANTIZE" and sg["tensors"][op["inputs"][0]]["type"] == "FLOAT32"]
     assert len(boundary) == len(sg["inputs"]) and ops["DEQUANTIZE"] == len(sg["outputs"]), f"{case.name}: {dict(ops)}"
     for op in sg["operators"]:
-        if op["op"] in ("FULLY_CONNECTED", "CONV_2D", "DEPTHWISE_CONV_2D"):
-            for t in op["inputs"] + op["outputs"]:
+        if op["op"] in ("FULLY_CONNECTED", "CONV_2D", "DEPTHWISE_CONV_2D", "TRANSPOSE_CONV"):
+            data = op["inputs"][1:] if op["op"] == "TRANSPOSE_CONV" else op["inputs"]  # not its int32 output_shape
+            for t in data + op["outputs"]:
                 tensor = sg["tensors"][t]
                 assert tensor.get("quantization"), f"{case.name}: {op['op']} tensor {tensor['name']} has no qparams"
     for ref in sg["inputs"] + sg["outputs"]:
