@@ -105,6 +105,40 @@ TEST(InterpBatchMatMul, AdjointFlagsTransposeTheOperands) {
   expectFloats(*runSingle({B::BATCH_MATMUL, bmmOptions(false, true), {a, rhs_t}}).at(0), {21, 24, 27, 47, 54, 61});
 }
 
+TEST(InterpBatchMatMul, AdjointOperandsAcrossProductTilesMatchAReferenceLoop) {
+  // M and N above the 128-wide product tiles, so tiles start inside a transposed operand; a
+  // broadcast lhs batch; every combination of adjoint flags against one reference.
+  const int64_t batches = 2, M = 150, N = 140, K = 33;
+  const auto a = randomFloats(static_cast<std::size_t>(M * K), 31);            // lhs [M, K], one batch
+  const auto b = randomFloats(static_cast<std::size_t>(batches * K * N), 32);  // rhs [2, K, N]
+  auto transposed = [](const std::vector<float> &x, int64_t count, int64_t rows, int64_t cols) {
+    std::vector<float> t(x.size());
+    for (int64_t g = 0; g < count; ++g)
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < cols; ++c)
+          t[static_cast<std::size_t>(g * rows * cols + c * rows + r)] = x[static_cast<std::size_t>(g * rows * cols + r * cols + c)];
+    return t;
+  };
+  std::vector<float> expected;
+  for (int64_t g = 0; g < batches; ++g)
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t n = 0; n < N; ++n) {
+        double sum = 0;
+        for (int64_t k = 0; k < K; ++k)
+          sum += static_cast<double>(a[static_cast<std::size_t>(m * K + k)]) * b[static_cast<std::size_t>(g * K * N + k * N + n)];
+        expected.push_back(static_cast<float>(sum));
+      }
+  for (bool adj_lhs : {false, true})
+    for (bool adj_rhs : {false, true}) {
+      SCOPED_TRACE(std::string("adjoint lhs ") + (adj_lhs ? "yes" : "no") + ", rhs " + (adj_rhs ? "yes" : "no"));
+      auto lhs = adj_lhs ? f32({1, K, M}, transposed(a, 1, M, K)) : f32({1, M, K}, a);
+      auto rhs = adj_rhs ? f32({batches, N, K}, transposed(b, batches, K, N)) : f32({batches, K, N}, b);
+      auto out = runSingle({B::BATCH_MATMUL, bmmOptions(adj_lhs, adj_rhs), {lhs, rhs}}).at(0);
+      expectShape(*out, {batches, M, N});
+      expectFloats(*out, expected, 1e-5f);
+    }
+}
+
 TEST(InterpBatchMatMul, BatchDimsBroadcast) {
   // lhs [2, 1, 2, 3], rhs [3, 3, 2] -> [2, 3, 2, 2]
   const auto a = randomFloats(12, 11);

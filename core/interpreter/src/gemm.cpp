@@ -43,6 +43,11 @@ void keepOneDnnOnThisThread() {
 
 void gemmNT(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *B, int64_t ldb, float *C,
             int64_t ldc, const float *bias) {
+  gemm(false, true, M, N, K, A, lda, B, ldb, C, ldc, bias);
+}
+
+void gemm(bool transpose_a, bool transpose_b, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
+          const float *B, int64_t ldb, float *C, int64_t ldc, const float *bias) {
   if (M <= 0 || N <= 0)
     return;
   if (bias != nullptr)
@@ -66,9 +71,12 @@ void gemmNT(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const 
     for (int64_t t = t0; t < t1; ++t) {
       const int64_t m0 = (t / column_tiles) * kTile, n0 = (t % column_tiles) * kTile;
       const int64_t rows = std::min(kTile, M - m0), columns = std::min(kTile, N - n0);
-      // Row-major C = A * B^T: oneDNN's sgemm takes row-major operands and a transpose flag.
-      const dnnl_status_t status = dnnl_sgemm('N', 'T', rows, columns, K, 1.0f, A + m0 * lda, lda, B + n0 * ldb, ldb,
-                                              beta, C + m0 * ldc + n0, ldc);
+      // oneDNN's sgemm takes row-major operands and a transpose flag each. A tile's rows of
+      // op(A) start at row m0 of A, or at column m0 of a transposed A; likewise for B.
+      const float *a = transpose_a ? A + m0 : A + m0 * lda;
+      const float *b = transpose_b ? B + n0 * ldb : B + n0;
+      const dnnl_status_t status = dnnl_sgemm(transpose_a ? 'T' : 'N', transpose_b ? 'T' : 'N', rows, columns, K,
+                                              1.0f, a, lda, b, ldb, beta, C + m0 * ldc + n0, ldc);
       if (status != dnnl_success)
         throw Error("oneDNN sgemm failed (status " + std::to_string(static_cast<int>(status)) + ") on a " +
                     std::to_string(rows) + "x" + std::to_string(columns) + "x" + std::to_string(K) + " tile");

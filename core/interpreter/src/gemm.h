@@ -12,4 +12,11 @@ namespace tico::interp {
 void gemmNT(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *B, int64_t ldb,
             float *C, int64_t ldc, const float *bias = nullptr);
 
+// The general form: C[M, N] = op(A) * op(B) (+ bias[N]), where op(A) is A[M, K] or, with
+// `transpose_a`, A stored as [K, M]; op(B) is B stored as [K, N] or, with `transpose_b`, as
+// [N, K] (gemmNT is transpose_b). Operands are read where they are: BATCH_MATMUL's adjoint and
+// plain operands need no transposed copy.
+void gemm(bool transpose_a, bool transpose_b, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
+          const float *B, int64_t ldb, float *C, int64_t ldc, const float *bias = nullptr);
+
 } // namespace tico::interp

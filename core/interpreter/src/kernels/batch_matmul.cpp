@@ -1,10 +1,9 @@
 // BATCH_MATMUL: out[..., M, N] = op(lhs)[..., M, K] . op(rhs)[..., K, N], op = transpose of the
 // last two dims when adjoint_lhs / adjoint_rhs is set; the batch dims broadcast like NumPy.
 //
-// Operands are brought into the layout of the shared matrix kernel (lhs [M, K], rhs [N, K])
-// once per distinct batch, then every output batch is one product.
+// Every output batch is one product on the operands where they are: the matrix kernel takes
+// each operand plain or transposed (it copied the transposed form of one operand first).
 #include "gemm.h"
-#include "kernels/transpose.h"
 #include "kernels/registrations.h"
 #include "parallel.h"
 
@@ -12,16 +11,6 @@
 
 namespace tico::interp {
 namespace {
-
-// Row-major [rows, cols] matrices of a batch, transposed into [cols, rows] when `transpose`.
-std::vector<float> matricesAs(const Tensor &t, int64_t batches, int64_t rows, int64_t cols, bool transpose) {
-  std::vector<float> out;
-  if (!transpose)
-    return out; // used in place
-  out.resize(static_cast<std::size_t>(batches * rows * cols));
-  transposeBatches(t.as<float>(), out.data(), batches, rows, cols);
-  return out;
-}
 
 void runBatchMatMul(KernelContext &ctx) {
   const auto &options = ctx.options<circle::BatchMatMulOptionsT>();
@@ -48,12 +37,8 @@ void runBatchMatMul(KernelContext &ctx) {
   out_shape.push_back(N);
   Tensor &out = ctx.allocateOutput(0, DType::Float32, out_shape);
 
-  const int64_t lhs_batches = numElements(lhs_batch), rhs_batches = numElements(rhs_batch);
-  // lhs as [M, K] (transposed when adjoint), rhs as [N, K] (transposed unless adjoint).
-  const std::vector<float> lhs_t = matricesAs(lhs, lhs_batches, lr, lc, options.adjoint_lhs);
-  const std::vector<float> rhs_t = matricesAs(rhs, rhs_batches, rr, rc, !options.adjoint_rhs);
-  const float *A = options.adjoint_lhs ? lhs_t.data() : lhs.as<float>();
-  const float *B = options.adjoint_rhs ? rhs.as<float>() : rhs_t.data();
+  const float *A = lhs.as<float>();
+  const float *B = rhs.as<float>();
 
   // Batch index -> operand batch index, with broadcasting (stride 0 over size-1 dims).
   const std::size_t rank = batch_shape.size();
@@ -78,7 +63,9 @@ void runBatchMatMul(KernelContext &ctx) {
         li += index * lhs_strides[d];
         ri += index * rhs_strides[d];
       }
-      gemmNT(M, N, K, A + li * M * K, K, B + ri * N * K, K, out.mut<float>() + b * M * N, N);
+      // Stored lhs is [lr, lc] and rhs [rr, rc]; the leading dimension is the stored row length.
+      gemm(options.adjoint_lhs, options.adjoint_rhs, M, N, K, A + li * M * K, lc, B + ri * N * K, rc,
+           out.mut<float>() + b * M * N, N);
     }
   });
 }
