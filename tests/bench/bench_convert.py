@@ -113,8 +113,9 @@ def time_file_copy(source: Path, target: Path) -> float:
     return elapsed
 
 
-def time_weight_copy(source: Path, entries: list[tuple[str, int, int]], target: Path) -> float:
-    """Reads every weight payload and writes it to a new file, chunk by chunk."""
+def time_weight_copy(source: Path, entries: list[tuple[str, int, int]], target: Path, transform=None) -> float:
+    """Reads every weight payload and writes it to a new file, chunk by chunk; `transform`, when
+    given, maps each chunk (a memoryview) to what is written (bench_convert_half's widening)."""
     buffer = bytearray(COPY_CHUNK)
     view = memoryview(buffer)
     start = time.perf_counter()
@@ -126,7 +127,7 @@ def time_weight_copy(source: Path, entries: list[tuple[str, int, int]], target: 
                 got = reader.readinto(view[: min(COPY_CHUNK, remaining)])
                 if not got:
                     raise SystemExit("unexpected end of archive while copying weights")
-                writer.write(view[:got])
+                writer.write(view[:got] if transform is None else transform(view[:got]))
                 remaining -= got
     elapsed = time.perf_counter() - start
     target.unlink()

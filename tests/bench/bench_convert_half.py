@@ -55,7 +55,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_convert import MiB, REPO_ROOT, run_conversion, sha256, time_weight_copy, weight_entries  # noqa: E402
+from bench_convert import COPY_CHUNK, MiB, REPO_ROOT, run_conversion, sha256, time_weight_copy, weight_entries  # noqa: E402
 
 LLAMA_3_2_1B = dict(
     hidden_size=2048,
@@ -115,30 +115,18 @@ def run_on_interpreter(tico_circle: Path, circle: Path, ids: np.ndarray, workdir
 
 def time_widening_copy(source: Path, entries: list[tuple[str, int, int]], dtype: str, target: Path) -> float:
     """time_weight_copy, but each chunk is written widened to float32 (the half dtypes' floor)."""
-    chunk = 8 * MiB
-    buffer = bytearray(chunk)
-    view = memoryview(buffer)
-    wide = np.empty(chunk // 2, dtype=np.uint32)
-    start = time.perf_counter()
-    with open(source, "rb", buffering=0) as reader, open(target, "wb", buffering=0) as writer:
-        for _, offset, size in entries:
-            reader.seek(offset)
-            remaining = size
-            while remaining:
-                got = reader.readinto(view[: min(chunk, remaining)])
-                if not got:
-                    raise SystemExit("unexpected end of archive while copying weights")
-                half = np.frombuffer(buffer, dtype=np.uint16, count=got // 2)
-                out = wide[: got // 2]
-                if dtype == "bfloat16":
-                    np.left_shift(half, 16, out=out, dtype=np.uint32)
-                else:
-                    out.view(np.float32)[:] = half.view(np.float16)
-                writer.write(out)
-                remaining -= got
-    elapsed = time.perf_counter() - start
-    target.unlink()
-    return elapsed
+    wide = np.empty(COPY_CHUNK // 2, dtype=np.uint32)
+
+    def widen(chunk: memoryview) -> np.ndarray:
+        half = np.frombuffer(chunk, dtype=np.uint16)
+        out = wide[: half.size]
+        if dtype == "bfloat16":
+            np.left_shift(half, 16, out=out, dtype=np.uint32)
+        else:
+            out.view(np.float32)[:] = half.view(np.float16)
+        return out
+
+    return time_weight_copy(source, entries, target, widen)
 
 
 def time_split(stderr: str, wall: float) -> dict[str, float]:

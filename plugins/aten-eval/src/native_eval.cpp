@@ -417,30 +417,6 @@ std::optional<int64_t> optionalInt(const Node &node, const char *name) {
   return a->asInt();
 }
 
-Array slice(const Array &a, int64_t dim, int64_t start, int64_t end, int64_t step) {
-  if (step <= 0)
-    throw Error("native evaluation: slice step must be positive");
-  const int64_t n = a.sizes[static_cast<std::size_t>(dim)];
-  auto clamp = [n](int64_t v) { return std::clamp<int64_t>(v < 0 ? v + n : v, 0, n); };
-  const int64_t s = clamp(start), e = std::max(clamp(end), s);
-  std::vector<int64_t> sizes = a.sizes, strides = TensorData::contiguousStrides(a.sizes);
-  const int64_t offset = s * strides[static_cast<std::size_t>(dim)];
-  sizes[static_cast<std::size_t>(dim)] = (e - s + step - 1) / step;
-  strides[static_cast<std::size_t>(dim)] *= step;
-  return gather(a, sizes, strides, offset);
-}
-
-Array permute(const Array &a, const std::vector<int64_t> &perm) {
-  const std::vector<int64_t> in_strides = TensorData::contiguousStrides(a.sizes);
-  std::vector<int64_t> sizes, strides;
-  for (int64_t p : perm) {
-    const auto d = static_cast<std::size_t>(normDim(p, static_cast<int64_t>(a.sizes.size())));
-    sizes.push_back(a.sizes[d]);
-    strides.push_back(in_strides[d]);
-  }
-  return gather(a, sizes, strides, 0);
-}
-
 Array expandTo(const Array &a, const std::vector<int64_t> &sizes) {
   return gather(a, sizes, broadcastStridesTo(a.sizes, sizes), 0);
 }
@@ -561,6 +537,69 @@ Array unaryFloat(const Array &a, DType out_dtype, double (*f64)(double), float (
   return r;
 }
 
+// View ops return a view of their input's storage, as in PyTorch: no copy, and the serializer
+// stores a table that several folds view (a rotary table per layer) once. Null for other ops
+// and for a reshape that strides cannot express.
+std::shared_ptr<const TensorData> foldedView(const Node &node, const EvalEnv &env) {
+  static const std::unordered_map<std::string, int> kViews = {
+      {"aten::reshape.default", 0},  {"aten::view.default", 0},      {"aten::_unsafe_view.default", 0},
+      {"aten::view_copy.default", 0}, {"aten::unsqueeze.default", 0}, {"aten::unsqueeze_copy.default", 0},
+      {"aten::squeeze.default", 0},  {"aten::squeeze.dim", 0},       {"aten::squeeze.dims", 0},
+      {"aten::squeeze_copy.default", 0}, {"aten::squeeze_copy.dim", 0}, {"aten::squeeze_copy.dims", 0},
+      {"aten::flatten.using_ints", 0}, {"aten::alias.default", 0},   {"aten::detach.default", 0},
+      {"aten::permute.default", 1},  {"aten::permute_copy.default", 1}, {"aten::transpose.int", 2},
+      {"aten::transpose_copy.int", 2}, {"aten::t.default", 2},       {"aten::slice.Tensor", 3},
+      {"aten::slice_copy.Tensor", 3}, {"aten::select.int", 4}};
+  const auto it = kViews.find(node.op().str());
+  if (it == kViews.end())
+    return nullptr;
+  const EvalValue &e = env.at(node.input(0));
+  if (!e.tensor)
+    return nullptr;
+  const TensorData &data = *e.tensor;
+  const auto rank = static_cast<int64_t>(data.sizes.size());
+  switch (it->second) {
+  case 0:
+    return passes::reshapeView(data, hintSizes(node.output()->shape()));
+  case 1: {
+    std::vector<int64_t> perm;
+    for (int64_t d : node.arg(1).asInts())
+      perm.push_back(normDim(d, rank));
+    return passes::permuteView(data, perm);
+  }
+  case 2: {
+    std::vector<int64_t> perm(data.sizes.size());
+    for (int64_t i = 0; i < rank; ++i)
+      perm[static_cast<std::size_t>(i)] = i;
+    if (rank >= 2) {
+      const bool t = node.numArgs() < 3;
+      std::swap(perm[static_cast<std::size_t>(t ? 0 : normDim(node.arg(1).asInt(), rank))],
+                perm[static_cast<std::size_t>(t ? 1 : normDim(node.arg(2).asInt(), rank))]);
+    }
+    return passes::permuteView(data, perm);
+  }
+  case 3: {
+    const int64_t dim = normDim(optionalInt(node, "dim").value_or(0), rank);
+    const int64_t step = optionalInt(node, "step").value_or(1);
+    if (step <= 0)
+      throw Error("native evaluation: slice step must be positive");
+    const int64_t n = data.sizes[static_cast<std::size_t>(dim)];
+    auto clamp = [n](int64_t v) { return std::clamp<int64_t>(v < 0 ? v + n : v, 0, n); };
+    const int64_t start = clamp(optionalInt(node, "start").value_or(0));
+    const int64_t end = std::max(clamp(optionalInt(node, "end").value_or(std::numeric_limits<int64_t>::max())), start);
+    return passes::sliceView(data, dim, start, end, step);
+  }
+  default: {
+    const int64_t dim = normDim(node.arg(1).asInt(), rank);
+    const int64_t n = data.sizes[static_cast<std::size_t>(dim)];
+    const int64_t index = node.arg(2).asInt();
+    if (index < -n || index >= n)
+      throw Error("native evaluation: select index out of range");
+    return passes::selectView(data, dim, index < 0 ? index + n : index);
+  }
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // The op table.
 
@@ -673,46 +712,19 @@ const std::unordered_map<std::string, Entry> &table() {
                    return expandTo(self(node, env, cache), outSizes(node));
                  },
                  nullptr};
-    for (const char *name : {"aten::permute.default", "aten::permute_copy.default"})
-      t[name] = {[](const Node &node, const EvalEnv &env, Cache &cache) {
-                   return permute(self(node, env, cache), node.arg(1).asInts());
-                 },
-                 nullptr};
-    for (const char *name : {"aten::transpose.int", "aten::transpose_copy.int", "aten::t.default"})
-      t[name] = {[](const Node &node, const EvalEnv &env, Cache &cache) {
-                   const Array &a = self(node, env, cache);
-                   const auto rank = static_cast<int64_t>(a.sizes.size());
-                   std::vector<int64_t> perm(a.sizes.size());
-                   for (int64_t i = 0; i < rank; ++i)
-                     perm[static_cast<std::size_t>(i)] = i;
-                   if (rank >= 2) {
-                     const bool t = node.numArgs() < 3;
-                     std::swap(perm[static_cast<std::size_t>(t ? 0 : normDim(node.arg(1).asInt(), rank))],
-                               perm[static_cast<std::size_t>(t ? 1 : normDim(node.arg(2).asInt(), rank))]);
-                   }
-                   return permute(a, perm);
-                 },
-                 nullptr};
-    for (const char *name : {"aten::slice.Tensor", "aten::slice_copy.Tensor"})
-      t[name] = {[](const Node &node, const EvalEnv &env, Cache &cache) {
-                   const Array &a = self(node, env, cache);
-                   const int64_t dim = normDim(optionalInt(node, "dim").value_or(0), static_cast<int64_t>(a.sizes.size()));
-                   return slice(a, dim, optionalInt(node, "start").value_or(0),
-                                optionalInt(node, "end").value_or(std::numeric_limits<int64_t>::max()),
-                                optionalInt(node, "step").value_or(1));
-                 },
-                 [](const Node &node) { return node.input(0)->rank() > 0; }};
-    t["aten::select.int"] = {[](const Node &node, const EvalEnv &env, Cache &cache) {
-                               const Array &a = self(node, env, cache);
-                               const int64_t dim = normDim(node.arg(1).asInt(), static_cast<int64_t>(a.sizes.size()));
-                               int64_t index = node.arg(2).asInt();
-                               const int64_t n = a.sizes[static_cast<std::size_t>(dim)];
-                               if (index < -n || index >= n)
-                                 throw Error("native evaluation: select index out of range");
-                               index = index < 0 ? index + n : index;
-                               return withSizes(slice(a, dim, index, index + 1, 1), outSizes(node));
-                             },
-                             [](const Node &node) { return node.input(0)->rank() > 0; }};
+    // Views: evaluateNatively returns them as views of the input's storage (foldedView, which
+    // never fails for these); as an Array they are that view's elements.
+    const Handler view = [](const Node &node, const EvalEnv &env, Cache &) {
+      const std::shared_ptr<const TensorData> v = foldedView(node, env);
+      if (!v)
+        throw Error("native evaluation: " + node.op().str() + " has no strided view here");
+      return load(*v);
+    };
+    for (const char *name : {"aten::permute.default", "aten::permute_copy.default", "aten::transpose.int",
+                             "aten::transpose_copy.int", "aten::t.default"})
+      t[name] = {view, nullptr};
+    for (const char *name : {"aten::slice.Tensor", "aten::slice_copy.Tensor", "aten::select.int"})
+      t[name] = {view, [](const Node &node) { return node.input(0)->rank() > 0; }};
     t["aten::cat.default"] = {[](const Node &node, const EvalEnv &env, Cache &cache) {
                                 std::vector<Array> parts;
                                 for (const Value *v : node.arg(0).asValues())
@@ -839,69 +851,6 @@ const std::unordered_map<std::string, Entry> &table() {
     return t;
   }();
   return kTable;
-}
-
-// View ops return a view of their input's storage, as in PyTorch: no copy, and the serializer
-// stores a table that several folds view (a rotary table per layer) once. Null for other ops
-// and for a reshape that strides cannot express.
-std::shared_ptr<const TensorData> foldedView(const Node &node, const EvalEnv &env) {
-  static const std::unordered_map<std::string, int> kViews = {
-      {"aten::reshape.default", 0},  {"aten::view.default", 0},      {"aten::_unsafe_view.default", 0},
-      {"aten::view_copy.default", 0}, {"aten::unsqueeze.default", 0}, {"aten::unsqueeze_copy.default", 0},
-      {"aten::squeeze.default", 0},  {"aten::squeeze.dim", 0},       {"aten::squeeze.dims", 0},
-      {"aten::squeeze_copy.default", 0}, {"aten::squeeze_copy.dim", 0}, {"aten::squeeze_copy.dims", 0},
-      {"aten::flatten.using_ints", 0}, {"aten::alias.default", 0},   {"aten::detach.default", 0},
-      {"aten::permute.default", 1},  {"aten::permute_copy.default", 1}, {"aten::transpose.int", 2},
-      {"aten::transpose_copy.int", 2}, {"aten::t.default", 2},       {"aten::slice.Tensor", 3},
-      {"aten::slice_copy.Tensor", 3}, {"aten::select.int", 4}};
-  const auto it = kViews.find(node.op().str());
-  if (it == kViews.end())
-    return nullptr;
-  const EvalValue &e = env.at(node.input(0));
-  if (!e.tensor)
-    return nullptr;
-  const TensorData &data = *e.tensor;
-  const auto rank = static_cast<int64_t>(data.sizes.size());
-  switch (it->second) {
-  case 0:
-    return passes::reshapeView(data, hintSizes(node.output()->shape()));
-  case 1: {
-    std::vector<int64_t> perm;
-    for (int64_t d : node.arg(1).asInts())
-      perm.push_back(normDim(d, rank));
-    return passes::permuteView(data, perm);
-  }
-  case 2: {
-    std::vector<int64_t> perm(data.sizes.size());
-    for (int64_t i = 0; i < rank; ++i)
-      perm[static_cast<std::size_t>(i)] = i;
-    if (rank >= 2) {
-      const bool t = node.numArgs() < 3;
-      std::swap(perm[static_cast<std::size_t>(t ? 0 : normDim(node.arg(1).asInt(), rank))],
-                perm[static_cast<std::size_t>(t ? 1 : normDim(node.arg(2).asInt(), rank))]);
-    }
-    return passes::permuteView(data, perm);
-  }
-  case 3: {
-    const int64_t dim = normDim(optionalInt(node, "dim").value_or(0), rank);
-    const int64_t step = optionalInt(node, "step").value_or(1);
-    if (step <= 0)
-      throw Error("native evaluation: slice step must be positive");
-    const int64_t n = data.sizes[static_cast<std::size_t>(dim)];
-    auto clamp = [n](int64_t v) { return std::clamp<int64_t>(v < 0 ? v + n : v, 0, n); };
-    const int64_t start = clamp(optionalInt(node, "start").value_or(0));
-    const int64_t end = std::max(clamp(optionalInt(node, "end").value_or(std::numeric_limits<int64_t>::max())), start);
-    return passes::sliceView(data, dim, start, end, step);
-  }
-  default: {
-    const int64_t dim = normDim(node.arg(1).asInt(), rank);
-    const int64_t n = data.sizes[static_cast<std::size_t>(dim)];
-    const int64_t index = node.arg(2).asInt();
-    if (index < -n || index >= n)
-      throw Error("native evaluation: select index out of range");
-    return passes::selectView(data, dim, index < 0 ? index + n : index);
-  }
-  }
 }
 
 } // namespace
