@@ -2,6 +2,7 @@
 // or tanh-approximated), ELU, LEAKY_RELU and HARD_SWISH. NaN passes through the clamps.
 #include "kernels/registrations.h"
 #include "kernels/unary.h"
+#include "kernels/vector_exp.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,6 +11,22 @@ namespace tico::interp {
 namespace {
 
 float clampTo(float x, float low, float high) { return std::min(std::max(x, low), high); }
+
+// 1 / (1 + exp(-x)) with the exponentials of a block at a time (vector_exp.h).
+void runLogistic(KernelContext &ctx) {
+  const Tensor &in = ctx.input(0);
+  check(in.dtype == DType::Float32, "LOGISTIC needs a float32 input, got " + dtypeString(in.dtype));
+  Tensor &out = ctx.allocateOutput(0, DType::Float32, in.shape);
+  const float *x = in.as<float>();
+  float *y = out.mut<float>();
+  parallelFor(in.numel(), 1 << 15, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i)
+      y[i] = -x[i];
+    expFloats(y + begin, y + begin, end - begin);
+    for (int64_t i = begin; i < end; ++i)
+      y[i] = 1.0f / (1.0f + y[i]);
+  });
+}
 
 void runGelu(KernelContext &ctx) {
   if (ctx.options<circle::GeluOptionsT>().approximate) {
@@ -39,9 +56,7 @@ void registerActivationKernels(KernelTable &table) {
   table.add(B::RELU_0_TO_1,
             [](KernelContext &c) { mapFloat(c, "RELU_0_TO_1", [](float x) { return clampTo(x, 0.0f, 1.0f); }); },
             checkFloatInput);
-  table.add(B::LOGISTIC,
-            [](KernelContext &c) { mapFloat(c, "LOGISTIC", [](float x) { return 1.0f / (1.0f + std::exp(-x)); }); },
-            checkFloatInput);
+  table.add(B::LOGISTIC, runLogistic, checkFloatInput);
   table.add(B::TANH, [](KernelContext &c) { mapFloat(c, "TANH", [](float x) { return std::tanh(x); }); },
             checkFloatInput);
   table.add(B::GELU, runGelu, checkFloatInput);

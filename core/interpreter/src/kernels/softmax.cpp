@@ -1,6 +1,7 @@
 // SOFTMAX (with beta) and LOG_SOFTMAX over the last axis, float32. The maximum is subtracted
-// first; sums accumulate in double.
+// first; the exponentials are computed a row at a time (vector_exp.h); sums accumulate in double.
 #include "kernels/registrations.h"
+#include "kernels/vector_exp.h"
 #include "parallel.h"
 
 #include <algorithm>
@@ -27,13 +28,12 @@ template <bool kLog> void runSoftmax(KernelContext &ctx) {
       float max = x[0];
       for (int64_t i = 1; i < depth; ++i)
         max = std::max(max, x[i]);
+      for (int64_t i = 0; i < depth; ++i)
+        y[i] = (x[i] - max) * beta;
+      expFloats(y, y, depth);
       double sum = 0.0;
-      for (int64_t i = 0; i < depth; ++i) {
-        const float e = std::exp((x[i] - max) * beta);
-        if constexpr (!kLog)
-          y[i] = e;
-        sum += e;
-      }
+      for (int64_t i = 0; i < depth; ++i)
+        sum += y[i];
       if constexpr (kLog) {
         const float log_sum = static_cast<float>(std::log(sum));
         for (int64_t i = 0; i < depth; ++i)
