@@ -25,7 +25,6 @@ struct Array {
   bool floating() const { return isFloating(dtype); }
   int64_t numel() const { return static_cast<int64_t>(floating() ? reals.size() : ints.size()); }
   double real(int64_t i) const { return floating() ? reals[i] : static_cast<double>(ints[i]); }
-  int64_t integer(int64_t i) const { return floating() ? static_cast<int64_t>(reals[i]) : ints[i]; }
 };
 
 // An operand of an element-wise op, with its weight in PyTorch's type promotion.
@@ -124,15 +123,9 @@ Array load(const TensorData &t) {
   return a;
 }
 
-template <class T> void writeAll(const Array &a, std::byte *p) {
-  for (int64_t i = 0; i < a.numel(); ++i) {
-    const T v = static_cast<T>(a.floating() ? a.reals[i] : static_cast<double>(a.ints[i]));
-    std::memcpy(p + i * sizeof(T), &v, sizeof(T));
-  }
-}
-template <class T> void writeInts(const Array &a, std::byte *p) {
-  for (int64_t i = 0; i < a.numel(); ++i) {
-    const T v = static_cast<T>(a.ints[i]);
+template <class T, class V> void writeAll(const std::vector<V> &values, std::byte *p) {
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const T v = static_cast<T>(values[i]);
     std::memcpy(p + i * sizeof(T), &v, sizeof(T));
   }
 }
@@ -141,13 +134,13 @@ EvalValue store(const Array &a) {
   std::vector<std::byte> bytes(static_cast<std::size_t>(a.numel()) * elementSize(a.dtype));
   std::byte *p = bytes.data();
   switch (a.dtype) {
-  case DType::Float32: writeAll<float>(a, p); break;
-  case DType::Float64: writeAll<double>(a, p); break;
-  case DType::Bool: case DType::UInt8: writeInts<uint8_t>(a, p); break;
-  case DType::Int8: writeInts<int8_t>(a, p); break;
-  case DType::Int16: writeInts<int16_t>(a, p); break;
-  case DType::Int32: writeInts<int32_t>(a, p); break;
-  default: writeInts<int64_t>(a, p); break;
+  case DType::Float32: writeAll<float>(a.reals, p); break;
+  case DType::Float64: writeAll<double>(a.reals, p); break;
+  case DType::Bool: case DType::UInt8: writeAll<uint8_t>(a.ints, p); break;
+  case DType::Int8: writeAll<int8_t>(a.ints, p); break;
+  case DType::Int16: writeAll<int16_t>(a.ints, p); break;
+  case DType::Int32: writeAll<int32_t>(a.ints, p); break;
+  default: writeAll<int64_t>(a.ints, p); break;
   }
   return EvalValue{std::make_shared<TensorData>(TensorData::fromBytes(a.dtype, a.sizes, std::move(bytes))),
                    std::nullopt};
@@ -259,20 +252,13 @@ std::vector<int64_t> broadcastStridesTo(const std::vector<int64_t> &sizes, const
 }
 
 std::vector<int64_t> broadcastAll(const std::vector<const Array *> &arrays) {
-  std::vector<int64_t> out;
-  for (const Array *a : arrays) {
-    if (a->sizes.size() > out.size())
-      out.insert(out.begin(), a->sizes.size() - out.size(), 1);
-    for (std::size_t k = 0; k < a->sizes.size(); ++k) {
-      int64_t &o = out[out.size() - 1 - k];
-      const int64_t s = a->sizes[a->sizes.size() - 1 - k];
-      if (o == 1)
-        o = s;
-      else if (s != 1 && s != o)
-        throw Error("native evaluation: shapes do not broadcast");
-    }
-  }
-  return out;
+  std::vector<std::vector<int64_t>> shapes;
+  for (const Array *a : arrays)
+    shapes.push_back(a->sizes);
+  std::optional<std::vector<int64_t>> out = broadcastSizes(shapes);
+  if (!out)
+    throw Error("native evaluation: shapes do not broadcast");
+  return *out;
 }
 
 // Calls f(out_index, offsets...) over the broadcast of `arrays`.
@@ -373,42 +359,12 @@ Array binaryCompare(Compare op, const Operand &a, const Operand &b) {
 // ---------------------------------------------------------------------------------------------
 // Layout ops.
 
-// Copies `a` read through `strides` / `offset` (in elements of a's contiguous data) into sizes.
-Array gather(const Array &a, const std::vector<int64_t> &sizes, const std::vector<int64_t> &strides, int64_t offset) {
-  Array r;
-  r.dtype = a.dtype;
-  r.sizes = sizes;
-  const int64_t n = checkedProduct(sizes);
-  if (a.floating())
-    r.reals.resize(static_cast<std::size_t>(n));
-  else
-    r.ints.resize(static_cast<std::size_t>(n));
-  std::vector<int64_t> index(sizes.size(), 0);
-  int64_t at = offset;
-  for (int64_t i = 0; i < n; ++i) {
-    if (a.floating())
-      r.reals[i] = a.reals[at];
-    else
-      r.ints[i] = a.ints[at];
-    for (std::size_t d = sizes.size(); d-- > 0;) {
-      at += strides[d];
-      if (++index[d] < sizes[d])
-        break;
-      at -= strides[d] * sizes[d];
-      index[d] = 0;
-    }
-  }
-  return r;
-}
-
 Array withSizes(Array a, std::vector<int64_t> sizes) {
   if (checkedProduct(sizes) != a.numel())
     throw Error("native evaluation: reshape changes the element count");
   a.sizes = std::move(sizes);
   return a;
 }
-
-int64_t normDim(int64_t d, int64_t rank) { return normalizeDim(d, rank); }
 
 std::optional<int64_t> optionalInt(const Node &node, const char *name) {
   const Argument *a = node.findArg(name);
@@ -417,8 +373,16 @@ std::optional<int64_t> optionalInt(const Node &node, const char *name) {
   return a->asInt();
 }
 
-Array expandTo(const Array &a, const std::vector<int64_t> &sizes) {
-  return gather(a, sizes, broadcastStridesTo(a.sizes, sizes), 0);
+// expand is a view in PyTorch (stride 0 along the broadcast dims); it is loaded as a copy here,
+// so that the max_bytes check of fold-constants sees what it stores.
+Array expanded(const TensorData &data, const std::vector<int64_t> &sizes) {
+  TensorData view = data;
+  view.sizes = sizes;
+  view.strides.assign(sizes.size(), 0);
+  const std::size_t lead = sizes.size() - data.sizes.size();
+  for (std::size_t d = 0; d < data.sizes.size(); ++d)
+    view.strides[lead + d] = data.sizes[d] == 1 ? 0 : data.strides[d];
+  return load(view);
 }
 
 Array cat(const std::vector<Array> &parts, int64_t dim, DType out_dtype) {
@@ -429,7 +393,7 @@ Array cat(const std::vector<Array> &parts, int64_t dim, DType out_dtype) {
   if (kept.empty())
     return filled(out_dtype, {0}, 0);
   std::vector<int64_t> sizes = kept.front()->sizes;
-  const auto d = static_cast<std::size_t>(normDim(dim, static_cast<int64_t>(sizes.size())));
+  const auto d = static_cast<std::size_t>(normalizeDim(dim, static_cast<int64_t>(sizes.size())));
   sizes[d] = 0;
   for (const Array *p : kept)
     sizes[d] += p->sizes[d];
@@ -541,15 +505,20 @@ Array unaryFloat(const Array &a, DType out_dtype, double (*f64)(double), float (
 // stores a table that several folds view (a rotary table per layer) once. Null for other ops
 // and for a reshape that strides cannot express.
 std::shared_ptr<const TensorData> foldedView(const Node &node, const EvalEnv &env) {
-  static const std::unordered_map<std::string, int> kViews = {
-      {"aten::reshape.default", 0},  {"aten::view.default", 0},      {"aten::_unsafe_view.default", 0},
-      {"aten::view_copy.default", 0}, {"aten::unsqueeze.default", 0}, {"aten::unsqueeze_copy.default", 0},
-      {"aten::squeeze.default", 0},  {"aten::squeeze.dim", 0},       {"aten::squeeze.dims", 0},
-      {"aten::squeeze_copy.default", 0}, {"aten::squeeze_copy.dim", 0}, {"aten::squeeze_copy.dims", 0},
-      {"aten::flatten.using_ints", 0}, {"aten::alias.default", 0},   {"aten::detach.default", 0},
-      {"aten::permute.default", 1},  {"aten::permute_copy.default", 1}, {"aten::transpose.int", 2},
-      {"aten::transpose_copy.int", 2}, {"aten::t.default", 2},       {"aten::slice.Tensor", 3},
-      {"aten::slice_copy.Tensor", 3}, {"aten::select.int", 4}};
+  enum class View { Reshape, Permute, Transpose, Slice, Select };
+  static const std::unordered_map<std::string, View> kViews = {
+      {"aten::reshape.default", View::Reshape},       {"aten::view.default", View::Reshape},
+      {"aten::_unsafe_view.default", View::Reshape},  {"aten::view_copy.default", View::Reshape},
+      {"aten::unsqueeze.default", View::Reshape},     {"aten::unsqueeze_copy.default", View::Reshape},
+      {"aten::squeeze.default", View::Reshape},       {"aten::squeeze.dim", View::Reshape},
+      {"aten::squeeze.dims", View::Reshape},          {"aten::squeeze_copy.default", View::Reshape},
+      {"aten::squeeze_copy.dim", View::Reshape},      {"aten::squeeze_copy.dims", View::Reshape},
+      {"aten::flatten.using_ints", View::Reshape},    {"aten::alias.default", View::Reshape},
+      {"aten::detach.default", View::Reshape},        {"aten::permute.default", View::Permute},
+      {"aten::permute_copy.default", View::Permute},  {"aten::transpose.int", View::Transpose},
+      {"aten::transpose_copy.int", View::Transpose},  {"aten::t.default", View::Transpose},
+      {"aten::slice.Tensor", View::Slice},            {"aten::slice_copy.Tensor", View::Slice},
+      {"aten::select.int", View::Select}};
   const auto it = kViews.find(node.op().str());
   if (it == kViews.end())
     return nullptr;
@@ -559,27 +528,27 @@ std::shared_ptr<const TensorData> foldedView(const Node &node, const EvalEnv &en
   const TensorData &data = *e.tensor;
   const auto rank = static_cast<int64_t>(data.sizes.size());
   switch (it->second) {
-  case 0:
+  case View::Reshape:
     return passes::reshapeView(data, hintSizes(node.output()->shape()));
-  case 1: {
+  case View::Permute: {
     std::vector<int64_t> perm;
     for (int64_t d : node.arg(1).asInts())
-      perm.push_back(normDim(d, rank));
+      perm.push_back(normalizeDim(d, rank));
     return passes::permuteView(data, perm);
   }
-  case 2: {
+  case View::Transpose: {
     std::vector<int64_t> perm(data.sizes.size());
     for (int64_t i = 0; i < rank; ++i)
       perm[static_cast<std::size_t>(i)] = i;
     if (rank >= 2) {
       const bool t = node.numArgs() < 3;
-      std::swap(perm[static_cast<std::size_t>(t ? 0 : normDim(node.arg(1).asInt(), rank))],
-                perm[static_cast<std::size_t>(t ? 1 : normDim(node.arg(2).asInt(), rank))]);
+      std::swap(perm[static_cast<std::size_t>(t ? 0 : normalizeDim(node.arg(1).asInt(), rank))],
+                perm[static_cast<std::size_t>(t ? 1 : normalizeDim(node.arg(2).asInt(), rank))]);
     }
     return passes::permuteView(data, perm);
   }
-  case 3: {
-    const int64_t dim = normDim(optionalInt(node, "dim").value_or(0), rank);
+  case View::Slice: {
+    const int64_t dim = normalizeDim(optionalInt(node, "dim").value_or(0), rank);
     const int64_t step = optionalInt(node, "step").value_or(1);
     if (step <= 0)
       throw Error("native evaluation: slice step must be positive");
@@ -589,8 +558,8 @@ std::shared_ptr<const TensorData> foldedView(const Node &node, const EvalEnv &en
     const int64_t end = std::max(clamp(optionalInt(node, "end").value_or(std::numeric_limits<int64_t>::max())), start);
     return passes::sliceView(data, dim, start, end, step);
   }
-  default: {
-    const int64_t dim = normDim(node.arg(1).asInt(), rank);
+  case View::Select: {
+    const int64_t dim = normalizeDim(node.arg(1).asInt(), rank);
     const int64_t n = data.sizes[static_cast<std::size_t>(dim)];
     const int64_t index = node.arg(2).asInt();
     if (index < -n || index >= n)
@@ -598,6 +567,7 @@ std::shared_ptr<const TensorData> foldedView(const Node &node, const EvalEnv &en
     return passes::selectView(data, dim, index < 0 ? index + n : index);
   }
   }
+  return nullptr;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -708,8 +678,8 @@ const std::unordered_map<std::string, Entry> &table() {
                  },
                  nullptr};
     for (const char *name : {"aten::expand.default", "aten::expand_copy.default"})
-      t[name] = {[](const Node &node, const EvalEnv &env, Cache &cache) {
-                   return expandTo(self(node, env, cache), outSizes(node));
+      t[name] = {[](const Node &node, const EvalEnv &env, Cache &) {
+                   return expanded(*env.at(node.input(0)).tensor, outSizes(node));
                  },
                  nullptr};
     // Views: evaluateNatively returns them as views of the input's storage (foldedView, which
