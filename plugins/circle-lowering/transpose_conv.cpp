@@ -125,9 +125,7 @@ void lowerTransposeConv(const Node &node, CircleEmitter &emit, bool nhwc) {
   // requantization, as integer kernels do; an ADD of codes would round twice.
   const Argument &bias_arg = node.arg("bias");
   const bool quantized = out->isQuantized();
-  int32_t bias = bias_arg.isNone() ? -1
-                 : quantized       ? biasTensor(emit, bias_arg.asValue(), out, dtype, base + "_bias")
-                                   : castedTensor(emit, bias_arg.asValue(), dtype, base + "_bias");
+  int32_t bias = bias_arg.isNone() ? -1 : biasTensor(emit, bias_arg.asValue(), out, dtype, base + "_bias");
   // The tensors between TRANSPOSE_CONV and the result (uncropped, NHWC) carry the result's
   // parameters: SLICE and TRANSPOSE move codes.
   auto intermediate = [&](const Shape &shape, const std::string &hint) {

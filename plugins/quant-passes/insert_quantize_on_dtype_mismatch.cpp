@@ -149,21 +149,21 @@ void registerInsertQuantizeOnDtypeMismatch(Registrar &r) {
   namespace cops = tico::ops::circle;
   rewrite::DriverConfig config;
   config.traversal = rewrite::Traversal::Sweep;
+  std::vector<OpKey> roots = quantizedComputeRoots();
+  const std::vector<OpKey> others = {
+      aten::add_Tensor.key(), aten::sub_Tensor.key(), aten::mul_Tensor.key(), aten::cat_default.key(),
+      aten::mm_default.key(), aten::bmm_default.key(), aten::softmax_int.key(), aten::_softmax_default.key(),
+      aten::sigmoid_default.key(), aten::tanh_default.key(), aten::mean_dim.key(), aten::permute_default.key(),
+      aten::view_default.key(), aten::reshape_default.key(), aten::_unsafe_view_default.key(),
+      aten::squeeze_dim.key(), aten::squeeze_dims.key(), aten::unsqueeze_default.key(), aten::clone_default.key(),
+      aten::flatten_using_ints.key(), aten::transpose_int.key(), aten::max_pool2d_default.key(),
+      aten::avg_pool2d_default.key(), cops::maxpool2d_default.key(), cops::avgpool2d_default.key()};
+  roots.insert(roots.end(), others.begin(), others.end());
   r.addPass(rewrite::patternPassSpec(
       kPass,
       "Requantize where a quantized op's result type differs from its operands' (uint8 <-> int16) "
       "(InsertQuantizeOnDtypeMismatch)",
-      {aten::linear_default.key(), cops::conv2d_default.key(), cops::conv2d_padding.key(),
-       cops::depthwise_conv2d_default.key(), cops::depthwise_conv2d_padding.key(),
-       cops::transpose_conv_default.key(), aten::add_Tensor.key(),
-       aten::sub_Tensor.key(), aten::mul_Tensor.key(), aten::cat_default.key(), aten::mm_default.key(),
-       aten::bmm_default.key(), aten::softmax_int.key(), aten::_softmax_default.key(), aten::sigmoid_default.key(),
-       aten::tanh_default.key(), aten::mean_dim.key(), aten::permute_default.key(), aten::view_default.key(),
-       aten::reshape_default.key(), aten::_unsafe_view_default.key(), aten::squeeze_dim.key(),
-       aten::squeeze_dims.key(), aten::unsqueeze_default.key(), aten::clone_default.key(),
-       aten::flatten_using_ints.key(), aten::transpose_int.key(), aten::max_pool2d_default.key(),
-       aten::avg_pool2d_default.key(), cops::maxpool2d_default.key(), cops::avgpool2d_default.key()},
-      insertOnMismatch, config));
+      roots, insertOnMismatch, config));
 }
 
 } // namespace tico::quant_passes

@@ -170,11 +170,24 @@ bool isDataMovement(const Node &node) {
          op == aten::transpose_int;
 }
 
+namespace {
+// The one list of quantized compute ops: isQuantizedCompute and the passes rooted on them.
+const OpRef *const kQuantizedCompute[] = {&aten::linear_default,           &cops::conv2d_default,
+                                          &cops::conv2d_padding,           &cops::depthwise_conv2d_default,
+                                          &cops::depthwise_conv2d_padding, &cops::transpose_conv_default};
+} // namespace
+
 bool isQuantizedCompute(const Node &node) {
   const OpId op = node.opId();
-  return op == aten::linear_default || op == cops::conv2d_default || op == cops::conv2d_padding ||
-         op == cops::depthwise_conv2d_default || op == cops::depthwise_conv2d_padding ||
-         op == cops::transpose_conv_default;
+  return std::any_of(std::begin(kQuantizedCompute), std::end(kQuantizedCompute),
+                     [op](const OpRef *ref) { return op == *ref; });
+}
+
+std::vector<OpKey> quantizedComputeRoots() {
+  std::vector<OpKey> roots;
+  for (const OpRef *ref : kQuantizedCompute)
+    roots.push_back(ref->key());
+  return roots;
 }
 
 bool isQuantizedPool(const Node &node) {

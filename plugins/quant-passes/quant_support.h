@@ -44,6 +44,8 @@ bool isDataMovement(const Node &node);
 // circle::conv2d / depthwise_conv2d / transpose_conv -> CONV_2D / DEPTHWISE_CONV_2D /
 // TRANSPOSE_CONV.
 bool isQuantizedCompute(const Node &node);
+// Their op keys, for passes rooted on every one of them.
+std::vector<OpKey> quantizedComputeRoots();
 // max/avg pooling (aten NCHW and circle NHWC forms): MAX_POOL_2D / AVERAGE_POOL_2D, whose
 // quantized kernels need equal input and output parameters.
 bool isQuantizedPool(const Node &node);

@@ -113,15 +113,11 @@ bool quantizeBias(Node &node, rewrite::Rewriter &rewriter) {
 } // namespace
 
 void registerQuantizeBias(Registrar &r) {
-  namespace cops = tico::ops::circle;
   rewrite::DriverConfig config;
   config.traversal = rewrite::Traversal::Sweep;
   r.addPass(rewrite::patternPassSpec(
       kPass, "Float bias of a quantized linear / convolution -> int32 (8-bit input) or int64 (int16 input) (QuantizeBias)",
-      {ops::aten::linear_default.key(), cops::conv2d_default.key(), cops::conv2d_padding.key(),
-       cops::depthwise_conv2d_default.key(), cops::depthwise_conv2d_padding.key(),
-       cops::transpose_conv_default.key()},
-      quantizeBias, config));
+      quantizedComputeRoots(), quantizeBias, config));
 }
 
 } // namespace tico::quant_passes
