@@ -14,16 +14,11 @@ float clampTo(float x, float low, float high) { return std::min(std::max(x, low)
 
 // 1 / (1 + exp(-x)) with the exponentials of a block at a time (vector_exp.h).
 void runLogistic(KernelContext &ctx) {
-  const Tensor &in = ctx.input(0);
-  check(in.dtype == DType::Float32, "LOGISTIC needs a float32 input, got " + dtypeString(in.dtype));
-  Tensor &out = ctx.allocateOutput(0, DType::Float32, in.shape);
-  const float *x = in.as<float>();
-  float *y = out.mut<float>();
-  parallelFor(in.numel(), 1 << 15, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i)
+  mapFloatBlocks(ctx, "LOGISTIC", [](const float *x, float *y, int64_t n) {
+    for (int64_t i = 0; i < n; ++i)
       y[i] = -x[i];
-    expFloats(y + begin, y + begin, end - begin);
-    for (int64_t i = begin; i < end; ++i)
+    expFloats(y, y, n);
+    for (int64_t i = 0; i < n; ++i)
       y[i] = 1.0f / (1.0f + y[i]);
   });
 }

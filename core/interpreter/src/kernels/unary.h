@@ -9,15 +9,21 @@
 
 namespace tico::interp {
 
-// out = f(in) elementwise over a float32 tensor; large tensors are split over threads.
-template <typename F> void mapFloat(KernelContext &ctx, const char *name, F f) {
+// block(x, y, n) maps n float32 elements of the input to the output, over blocks of a float32
+// tensor; large tensors are split over threads. For kernels that work on arrays (vector_exp.h).
+template <typename F> void mapFloatBlocks(KernelContext &ctx, const char *name, F block) {
   const Tensor &in = ctx.input(0);
   check(in.dtype == DType::Float32, std::string(name) + " needs a float32 input, got " + dtypeString(in.dtype));
   Tensor &out = ctx.allocateOutput(0, DType::Float32, in.shape);
   const float *x = in.as<float>();
   float *y = out.mut<float>();
-  parallelFor(in.numel(), 1 << 15, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i)
+  parallelFor(in.numel(), 1 << 15, [&](int64_t begin, int64_t end) { block(x + begin, y + begin, end - begin); });
+}
+
+// out = f(in) elementwise over a float32 tensor.
+template <typename F> void mapFloat(KernelContext &ctx, const char *name, F f) {
+  mapFloatBlocks(ctx, name, [&f](const float *x, float *y, int64_t n) {
+    for (int64_t i = 0; i < n; ++i)
       y[i] = f(x[i]);
   });
 }
