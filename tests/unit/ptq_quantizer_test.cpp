@@ -3,6 +3,7 @@
 // their strict check; weights GPTQ already quantized are left alone.
 #include "config.h"
 #include "eval_test_support.h"
+#include "placement.h"
 #include "ptq_quantizer.h"
 #include "pt2/torch_op_table.h"
 #include "quant/calibration_runner.h"
@@ -159,6 +160,32 @@ TEST_F(PtqQuantizerTest, FloatOnlyOpsKeepTheirNeighboursFloatUnlessAsked) {
   ASSERT_EQ(fc->output()->users().size(), 1u);
   EXPECT_EQ(fc->output()->users()[0]->name(), "act"); // exp reads fc's float result directly
   EXPECT_NE(fc->input(0)->name(), "x_dq");             // and fc reads the float input
+}
+
+TEST_F(PtqQuantizerTest, NegIsQuantizedLikeTheOtherIntegerOps) {
+  // rotate_half's neg has an integer kernel: with float_islands=avoid nothing stays float.
+  build("aten::neg.default");
+  PtqQuantizer q(configOf({}));
+  run(q);
+  EXPECT_EQ(q.observedNames(), (std::vector<std::string>{"x", "fc", "act", "fc2"}));
+}
+
+TEST(PtqPlacementTest, TransposedConvolutionWeightsArePerOutputChannel) {
+  // circle::transpose_conv holds an OHWI weight: its output channels are axis 0, and the op
+  // takes one activation like the other convolutions.
+  Graph g{&tico::pt2::torchOpSchemas()};
+  Value *x = g.addInput(InputKind::User, "x", DType::Float32, {1, 3, 3, 2});
+  Value *w = g.addInput(InputKind::Parameter, "w", DType::Float32, {4, 2, 2, 2}, "up.weight",
+                        f32({4, 2, 2, 2}, std::vector<float>(32, 0.5f)));
+  Node *t = g.createNode(op("circle::transpose_conv.default"), {Argument::value(x), Argument::value(w)}, DType::Float32,
+                         {1, 4, 4, 4}, nullptr, "up");
+  const auto site = weightOf(*t);
+  ASSERT_TRUE(site.has_value());
+  EXPECT_EQ(site->arg, "weight");
+  EXPECT_EQ(site->channel_axis, 0);
+  const auto inputs = activationInputs(*t);
+  ASSERT_TRUE(inputs.has_value());
+  EXPECT_EQ(*inputs, (std::vector<const Value *>{x}));
 }
 
 TEST_F(PtqQuantizerTest, KeepModeQuantizesAroundFloatOps) {

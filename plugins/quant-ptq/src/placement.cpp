@@ -69,7 +69,7 @@ bool lastDimSoftmax(const Node &node) {
 bool isConv(const Node &node) {
   const OpId op = node.opId();
   return op == cops::conv2d_default || op == cops::conv2d_padding || op == cops::depthwise_conv2d_default ||
-         op == cops::depthwise_conv2d_padding;
+         op == cops::depthwise_conv2d_padding || op == cops::transpose_conv_default;
 }
 
 // Walks back through ops that pass parameters on to the value where the activation is computed.
@@ -222,7 +222,7 @@ bool passesParameters(const Node &node) {
   if (op == aten::permute_default || op == aten::view_default || op == aten::reshape_default ||
       op == aten::_unsafe_view_default || op == aten::squeeze_dim || op == aten::squeeze_dims ||
       op == aten::unsqueeze_default || op == aten::clone_default || op == aten::flatten_using_ints ||
-      op == aten::transpose_int)
+      op == aten::transpose_int || op == aten::slice_Tensor)
     return true;
   if (op == aten::max_pool2d_default || op == aten::avg_pool2d_default || op == cops::maxpool2d_default ||
       op == cops::avgpool2d_default)
@@ -235,8 +235,14 @@ std::optional<std::vector<const Value *>> activationInputs(const Node &node) {
     return std::nullopt;
   const OpId op = node.opId();
   if (op == aten::linear_default || isConv(node) || op == aten::relu_default || op == aten::sigmoid_default ||
-      op == aten::tanh_default)
+      op == aten::tanh_default || op == aten::neg_default)
     return leading(node, 1);
+  // RMS_NORM's gamma stays float32 (its quantized kernel reads a float gamma).
+  if (op == cops::rms_norm_default) {
+    const Argument *gamma = node.findArg("weight");
+    const bool float_gamma = gamma == nullptr || gamma->isNone() || (gamma->isValue() && gamma->asValue()->isConstant());
+    return float_gamma ? leading(node, 1) : std::nullopt;
+  }
   if (op == aten::softmax_int || op == aten::_softmax_default)
     return lastDimSoftmax(node) ? leading(node, 1) : std::nullopt;
   if (op == aten::mean_dim)
@@ -265,6 +271,8 @@ std::optional<WeightSite> weightOf(const Node &node) {
   const OpId op = node.opId();
   if (op == aten::linear_default || op == cops::conv2d_default || op == cops::conv2d_padding)
     return WeightSite{&node, "weight", 0};
+  if (op == cops::transpose_conv_default)
+    return WeightSite{&node, "weight", 0}; // OHWI: output channels first
   if (op == cops::depthwise_conv2d_default || op == cops::depthwise_conv2d_padding)
     return WeightSite{&node, "weight", 3}; // [1, H, W, C]: output channels last
   if (op == aten::embedding_default)

@@ -3,10 +3,11 @@
 // weights become integer constants.
 //
 // * Quantized ops are those the conversion bundle (plugin quant-passes) has an integer form for:
-//   linear and the circle convolutions (with their constant weight), add/sub/mul of two
-//   activations, cat, softmax over the last dim, mean.dim, sigmoid, tanh, relu, mm, bmm.
+//   linear and the circle convolutions, transposed convolution included (with their constant
+//   weight), add/sub/mul of two activations, cat, softmax over the last dim, mean.dim, sigmoid,
+//   tanh, relu, neg, mm, bmm, and circle::rms_norm with a float (or no) gamma.
 // * Data movement the bundle passes parameters through (permute, view, reshape, squeeze,
-//   unsqueeze, clone, flatten, transpose) and unpadded max/avg pools get no observer: the
+//   unsqueeze, clone, flatten, transpose, slice) and unpadded max/avg pools get no observer: the
 //   activation is quantized where it is computed (its *root*), and the bundle hands the
 //   parameters on.
 // * An activation is quantized once, after its root, and every reader reads the dequantized
