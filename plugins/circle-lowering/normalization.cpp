@@ -33,6 +33,16 @@ std::string checkVector(const Argument &arg, int64_t n, const char *what) {
   return requireFloat(v, what);
 }
 
+// A quantized gamma: a vector of n codes, per tensor or per channel along its only axis.
+std::string checkQuantizedVector(const Argument &arg, int64_t n, const char *what) {
+  const Value *v = arg.asValue();
+  if (v->rank() != 1 || v->shape()[0].isSymbolic() || v->shape()[0].value() != n)
+    return std::string(what) + " must be a vector of " + std::to_string(n) + " values";
+  if (v->quant()->isPerBlock() || (v->quant()->axis && *v->quant()->axis != 0))
+    return std::string(what) + " must be quantized per tensor or per channel along its axis";
+  return {};
+}
+
 class InstanceNorm final : public CheckedLowering {
 public:
   explicit InstanceNorm(bool channels_last) : channels_last_(channels_last) {}
@@ -87,8 +97,11 @@ public:
 
   std::string check(const Node &node) const override {
     const Value *in = node.input(0);
-    if (auto r = requireFloat(in, "RMS_NORM"); !r.empty())
+    if (auto r = requireFloatOrQuantized(in, "RMS_NORM"); !r.empty())
       return r;
+    if (in->isQuantized() != node.output()->isQuantized())
+      return "RMS_NORM reads and writes quantized tensors or neither ('" + in->name() + "' and '" +
+             node.output()->name() + "' differ)";
     if (in->rank() < 1)
       return "RMS_NORM of a 0-D tensor";
     if (form_ == RmsForm::Aten) {
@@ -99,6 +112,8 @@ public:
     const Dim &d = in->shape().back();
     if (d.isSymbolic())
       return "the normalised dim must be static";
+    if (in->isQuantized() && weight(node).isValue() && weight(node).asValue()->isQuantized())
+      return checkQuantizedVector(weight(node), d.value(), "the weight");
     return checkVector(weight(node), d.value(), "the weight");
   }
 
@@ -107,7 +122,11 @@ public:
     const Value *out = node.output();
     const std::string base = node.name();
     int64_t d = in->shape().back().value();
-    int32_t gamma = vectorOrFill(emit, weight(node), in->dtype(), d, 1.0, base + "_gamma");
+    // The quantized kernel reads gamma as codes or as float32, as it is (no cast to the input's type).
+    const bool quantized_gamma = in->isQuantized() && weight(node).isValue();
+    int32_t gamma = quantized_gamma ? emit.tensor(weight(node).asValue())
+                                    : vectorOrFill(emit, weight(node), in->isQuantized() ? DType::Float32 : in->dtype(),
+                                                   d, 1.0, base + "_gamma");
     circle::RmsNormOptionsT norm;
     norm.epsilon = static_cast<float>(epsilon(node));
     if (in->rank() == 3 || in->rank() == 4) {
@@ -120,8 +139,12 @@ public:
                                            : Dim::symbolic("rows(" + in->name() + ")", numElementsHint(leading));
     Shape three = {1, rows, d};
     int32_t x = emit.newTensor(in->dtype(), three, base + "_rows");
-    emitReshapeInto(emit, emit.tensor(in), three, nullptr, nullptr, x, base + "_rows");
     int32_t y = emit.newTensor(out->dtype(), three, base + "_normalised");
+    if (in->isQuantized()) { // the reshapes move codes: the views keep the parameters
+      emit.setQuantization(x, *in->quant());
+      emit.setQuantization(y, *out->quant());
+    }
+    emitReshapeInto(emit, emit.tensor(in), three, nullptr, nullptr, x, base + "_rows");
     emit.addOperator(circle::BuiltinOperator::RMS_NORM, {x, gamma}, {y}, options(std::move(norm)));
     emitReshapeInto(emit, y, out->shape(), nullptr, in, emit.tensor(out), base);
   }

@@ -71,7 +71,7 @@ public:
         quantized |= v->isQuantized();
       if (quantized) {
         for (const Value *v : inputs)
-          if (isPlainFloat(v))
+          if (isPlainFloat(v) && !takesFloatConstant(node, v))
             mixed.push_back("float tensor '" + v->name() + "' (" + typeOf(v) + ") read by " + nodeText(node) +
                             ", produced by " + producerOf(v));
         for (const Value *v : node.outputs())

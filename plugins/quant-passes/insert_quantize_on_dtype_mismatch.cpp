@@ -109,8 +109,8 @@ bool insertOnMismatch(Node &node, rewrite::Rewriter &rewriter) {
     return false;
   // The activations the kernel reads (not the weight of a linear / convolution).
   std::vector<Value *> activations = *inputs;
-  if (isQuantizedCompute(node))
-    activations.resize(1);
+  if (isQuantizedCompute(node) || node.opId() == ops::circle::rms_norm_default)
+    activations.resize(1); // the weight / gamma has its own type
   for (const Value *v : activations)
     if (!v->isQuantized() || !isPlainQuantized(v->dtype()))
       return false;
@@ -150,15 +150,12 @@ void registerInsertQuantizeOnDtypeMismatch(Registrar &r) {
   rewrite::DriverConfig config;
   config.traversal = rewrite::Traversal::Sweep;
   std::vector<OpKey> roots = quantizedComputeRoots();
-  const std::vector<OpKey> others = {
-      aten::add_Tensor.key(), aten::sub_Tensor.key(), aten::mul_Tensor.key(), aten::cat_default.key(),
-      aten::mm_default.key(), aten::bmm_default.key(), aten::softmax_int.key(), aten::_softmax_default.key(),
-      aten::sigmoid_default.key(), aten::tanh_default.key(), aten::mean_dim.key(), aten::permute_default.key(),
-      aten::view_default.key(), aten::reshape_default.key(), aten::_unsafe_view_default.key(),
-      aten::squeeze_dim.key(), aten::squeeze_dims.key(), aten::unsqueeze_default.key(), aten::clone_default.key(),
-      aten::flatten_using_ints.key(), aten::transpose_int.key(), aten::max_pool2d_default.key(),
-      aten::avg_pool2d_default.key(), cops::maxpool2d_default.key(), cops::avgpool2d_default.key()};
-  roots.insert(roots.end(), others.begin(), others.end());
+  for (const OpRef *op : {&aten::add_Tensor, &aten::sub_Tensor, &aten::mul_Tensor, &aten::cat_default, &aten::mm_default,
+                        &aten::bmm_default, &aten::softmax_int, &aten::_softmax_default, &aten::sigmoid_default,
+                        &aten::tanh_default, &aten::mean_dim, &aten::neg_default, &cops::rms_norm_default})
+    roots.push_back(op->key());
+  for (const std::vector<OpKey> &family : {dataMovementRoots(), quantizedPoolRoots()})
+    roots.insert(roots.end(), family.begin(), family.end());
   r.addPass(rewrite::patternPassSpec(
       kPass,
       "Requantize where a quantized op's result type differs from its operands' (uint8 <-> int16) "

@@ -92,12 +92,9 @@ void registerPropagateQParamBackward(Registrar &r) {
       {}, [](const Options &) {
         std::vector<std::unique_ptr<rewrite::Pattern>> patterns;
         patterns.push_back(rewrite::makePattern({aten::relu_default.key()}, foldQuantizedRelu));
-        patterns.push_back(rewrite::makePattern(
-            {aten::permute_default.key(), aten::view_default.key(), aten::reshape_default.key(),
-             aten::_unsafe_view_default.key(), aten::squeeze_dim.key(), aten::squeeze_dims.key(),
-             aten::unsqueeze_default.key(), aten::clone_default.key(), aten::flatten_using_ints.key(),
-             aten::transpose_int.key(), aten::relu_default.key()},
-            propagateBackward));
+        std::vector<OpKey> roots = dataMovementRoots();
+        roots.push_back(aten::relu_default.key());
+        patterns.push_back(rewrite::makePattern(roots, propagateBackward));
         return patterns;
       },
       config));

@@ -1,8 +1,10 @@
 // propagate-qparam-forward (the original's PropagateQParamForward): a data-movement op (permute,
-// transpose, view, reshape, _unsafe_view, squeeze, unsqueeze, clone, flatten) or a max/avg pool
-// whose input is quantized and whose result has no parameters yet computes the quantized tensor:
-// its result gets the input's dtype and parameters (Circle's data-movement and pooling kernels
-// require equal parameters; a quantize after it with other ones is then a requantize).
+// transpose, view, reshape, _unsafe_view, squeeze, unsqueeze, clone, flatten, slice) or a max/avg
+// pool whose input is quantized and whose result has no parameters yet computes the quantized
+// tensor: its result gets the input's dtype and parameters (Circle's data-movement and pooling
+// kernels require equal parameters; a quantize after it with other ones is then a requantize).
+// A neg (rotate_half of rotary embeddings) with no quantize after it gets the input's scale and
+// the zero point that negates codes exactly (the same one when it is 0 in a signed type).
 //
 //   %p: f32[1, 8, 8, 3] = aten::permute.default(%x, [0, 2, 3, 1])      %x: u8 {q: ...}
 //     -> %p: u8[1, 8, 8, 3] {q: same} = aten::permute.default(%x, [0, 2, 3, 1])
@@ -31,6 +33,20 @@ bool propagateForward(Node &node, rewrite::Rewriter &rewriter) {
   if (!x->isQuantized() || y->isQuantized() || y->dtype() != DType::Float32 || x->quant()->isPerBlock())
     return false;
   QuantParams q = *x->quant();
+  if (node.opId() == ops::aten::neg_default) {
+    if (!q.isPerTensor() || x->isConstant() || !isQuantizedDType(x->dtype()))
+      return false;
+    // -x on the same grid: a signed tensor with zero point 0 keeps its parameters (the original's
+    // rule for int16; the one code -min saturates), any other mirrors its zero point about the
+    // middle of the range, which negates every code exactly.
+    if (q.zero_point[0] != 0 || qmin(x->dtype()) >= 0)
+      q.zero_point[0] = qmin(x->dtype()) + qmax(x->dtype()) - q.zero_point[0];
+    y->setType(x->dtype(), y->shape());
+    y->setQuant(std::move(q));
+    for (Node *user : y->users())
+      rewriter.revisit(user);
+    return true;
+  }
   const bool permute = node.opId() == ops::aten::permute_default;
   std::vector<int64_t> perm;
   if (permute) {
@@ -71,14 +87,14 @@ void registerPropagateQParamForward(Registrar &r) {
   namespace aten = tico::ops::aten;
   rewrite::DriverConfig config;
   config.erase_dead = true;
+  std::vector<OpKey> roots = dataMovementRoots();
+  for (const OpKey &key : quantizedPoolRoots())
+    roots.push_back(key);
+  roots.push_back(aten::neg_default.key());
   r.addPass(rewrite::patternPassSpec(
       "propagate-qparam-forward",
       "Give the results of data-movement ops on quantized tensors the input's quantization (PropagateQParamForward)",
-      {aten::permute_default.key(), aten::view_default.key(), aten::reshape_default.key(),
-       aten::_unsafe_view_default.key(), aten::squeeze_dim.key(), aten::squeeze_dims.key(),
-       aten::unsqueeze_default.key(), aten::clone_default.key(), aten::flatten_using_ints.key(), aten::transpose_int.key(), aten::max_pool2d_default.key(),
-       aten::avg_pool2d_default.key(), ops::circle::maxpool2d_default.key(), ops::circle::avgpool2d_default.key()},
-      propagateForward, config));
+      roots, propagateForward, config));
 }
 
 } // namespace tico::quant_passes

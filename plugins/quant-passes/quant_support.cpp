@@ -162,39 +162,40 @@ std::optional<QNodeParams> knownQNodeParams(const Node &node, const std::string 
   return p;
 }
 
-bool isDataMovement(const Node &node) {
-  const OpId op = node.opId();
-  return op == aten::permute_default || op == aten::view_default || op == aten::reshape_default ||
-         op == aten::_unsafe_view_default || op == aten::squeeze_dim || op == aten::squeeze_dims ||
-         op == aten::unsqueeze_default || op == aten::clone_default || op == aten::flatten_using_ints ||
-         op == aten::transpose_int;
-}
-
 namespace {
-// The one list of quantized compute ops: isQuantizedCompute and the passes rooted on them.
+
+// The one list of each op family the passes root on (isDataMovement & co. and the passes'
+// pattern roots read them, so that a new member reaches every pass at once).
+const OpRef *const kDataMovement[] = {&aten::permute_default,     &aten::view_default,     &aten::reshape_default,
+                                      &aten::_unsafe_view_default, &aten::squeeze_dim,      &aten::squeeze_dims,
+                                      &aten::unsqueeze_default,   &aten::clone_default,    &aten::flatten_using_ints,
+                                      &aten::transpose_int,       &aten::slice_Tensor};
 const OpRef *const kQuantizedCompute[] = {&aten::linear_default,           &cops::conv2d_default,
                                           &cops::conv2d_padding,           &cops::depthwise_conv2d_default,
                                           &cops::depthwise_conv2d_padding, &cops::transpose_conv_default};
+const OpRef *const kQuantizedPools[] = {&aten::max_pool2d_default, &aten::avg_pool2d_default,
+                                        &cops::maxpool2d_default, &cops::avgpool2d_default};
+
+template <std::size_t N> bool inList(const Node &node, const OpRef *const (&list)[N]) {
+  const OpId op = node.opId();
+  return std::any_of(std::begin(list), std::end(list), [op](const OpRef *ref) { return op == *ref; });
+}
+
+template <std::size_t N> std::vector<OpKey> keysOf(const OpRef *const (&list)[N]) {
+  std::vector<OpKey> keys;
+  for (const OpRef *ref : list)
+    keys.push_back(ref->key());
+  return keys;
+}
+
 } // namespace
 
-bool isQuantizedCompute(const Node &node) {
-  const OpId op = node.opId();
-  return std::any_of(std::begin(kQuantizedCompute), std::end(kQuantizedCompute),
-                     [op](const OpRef *ref) { return op == *ref; });
-}
-
-std::vector<OpKey> quantizedComputeRoots() {
-  std::vector<OpKey> roots;
-  for (const OpRef *ref : kQuantizedCompute)
-    roots.push_back(ref->key());
-  return roots;
-}
-
-bool isQuantizedPool(const Node &node) {
-  const OpId op = node.opId();
-  return op == aten::max_pool2d_default || op == aten::avg_pool2d_default || op == cops::maxpool2d_default ||
-         op == cops::avgpool2d_default;
-}
+bool isDataMovement(const Node &node) { return inList(node, kDataMovement); }
+std::vector<OpKey> dataMovementRoots() { return keysOf(kDataMovement); }
+bool isQuantizedCompute(const Node &node) { return inList(node, kQuantizedCompute); }
+std::vector<OpKey> quantizedComputeRoots() { return keysOf(kQuantizedCompute); }
+bool isQuantizedPool(const Node &node) { return inList(node, kQuantizedPools); }
+std::vector<OpKey> quantizedPoolRoots() { return keysOf(kQuantizedPools); }
 
 namespace {
 
@@ -244,8 +245,15 @@ std::optional<std::vector<Value *>> quantizedDataInputs(const Node &node) {
     return std::nullopt;
   const OpId op = node.opId();
   if (isDataMovement(node) || op == aten::relu_default || isQuantizedPool(node) || op == aten::sigmoid_default ||
-      op == aten::tanh_default)
+      op == aten::tanh_default || op == aten::neg_default)
     return leadingValues(node, 1);
+  if (op == cops::rms_norm_default) {
+    // x, and gamma unless it is absent or a float constant (the kernel takes a float gamma).
+    if (node.numArgs() < 2 || node.arg(1).isNone() ||
+        (node.arg(1).isValue() && node.input(1)->isConstant() && node.input(1)->dtype() == DType::Float32))
+      return leadingValues(node, 1);
+    return leadingValues(node, 2);
+  }
   if (isQuantizedCompute(node) || op == aten::mul_Tensor || op == aten::mm_default || op == aten::bmm_default)
     return leadingValues(node, 2);
   if (op == aten::add_Tensor || op == aten::sub_Tensor)
@@ -268,6 +276,11 @@ std::optional<std::vector<Value *>> quantizedDataInputs(const Node &node) {
   return std::nullopt;
 }
 
+bool takesFloatConstant(const Node &node, const Value *v) {
+  return node.opId() == cops::rms_norm_default && node.numArgs() > 1 && node.arg(1).isValue() && node.input(1) == v &&
+         v->isConstant() && v->dtype() == DType::Float32 && node.input(0) != v;
+}
+
 bool keepsInputParams(const Node &node) { return isDataMovement(node) || isQuantizedPool(node); }
 
 namespace {
@@ -285,7 +298,7 @@ bool isKnownDequantize(const Node &node) { return isDequantizeNode(node) && node
 // convolution, and what data movement passes on (a permuted weight). Every other quantized
 // kernel takes per-tensor operands.
 bool perChannelAllowed(const Node &node, std::size_t index) {
-  return (isQuantizedCompute(node) && index == 1) || isDataMovement(node);
+  return (index == 1 && (isQuantizedCompute(node) || node.opId() == cops::rms_norm_default)) || isDataMovement(node);
 }
 
 bool sourceAt(const Value *v, bool per_tensor, int depth, int &budget) {

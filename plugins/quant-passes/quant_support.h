@@ -40,6 +40,8 @@ std::optional<QNodeParams> knownQNodeParams(const Node &node, const std::string 
 // Ops whose results are their input's values moved around: quantized values keep their
 // parameters through them (the Circle data-movement kernels require equal parameters).
 bool isDataMovement(const Node &node);
+// Their op keys, for passes rooted on every one of them.
+std::vector<OpKey> dataMovementRoots();
 // Ops with quantized Circle kernels that read a weight: linear -> FULLY_CONNECTED,
 // circle::conv2d / depthwise_conv2d / transpose_conv -> CONV_2D / DEPTHWISE_CONV_2D /
 // TRANSPOSE_CONV.
@@ -49,17 +51,21 @@ std::vector<OpKey> quantizedComputeRoots();
 // max/avg pooling (aten NCHW and circle NHWC forms): MAX_POOL_2D / AVERAGE_POOL_2D, whose
 // quantized kernels need equal input and output parameters.
 bool isQuantizedPool(const Node &node);
+std::vector<OpKey> quantizedPoolRoots();
 // Data movement and pools: the result has the input's parameters (a quantize with other
 // parameters after them stays, as a requantize).
 bool keepsInputParams(const Node &node);
 
 // The values a node reads quantized when the bundle quantizes it (its data inputs), or
 // nullopt when the bundle has no quantized form for the node:
-//   data movement, relu, pools, sigmoid, tanh, softmax over the last dim, mean.dim  -> input
+//   data movement, relu, pools, sigmoid, tanh, neg, softmax over the last dim, mean.dim -> input
 //   linear / circle conv (input, weight), add/sub.Tensor (alpha 1), mul.Tensor, mm, bmm -> both
+//   circle::rms_norm -> x, and gamma when it is not a float constant (per channel allowed)
 //   cat -> every listed tensor
 // Each has an integer kernel in the built-in runtime (docs/quantization.md, "Quantized kernels").
 std::optional<std::vector<Value *>> quantizedDataInputs(const Node &node);
+// Whether quantized `node` reads float constant `v` as such (the float gamma of RMS_NORM).
+bool takesFloatConstant(const Node &node, const Value *v);
 
 // The regions the bundle quantizes. A value is a quantized *source* when it is quantized, the
 // result of a dequantize with known parameters, or the result of an op the bundle quantizes

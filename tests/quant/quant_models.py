@@ -282,11 +282,14 @@ class _FakeQuantGraph(torch.nn.Module):
         self.qparams: dict[str, tuple[float, int]] = {}
         self.shared: dict[str, str] = {}
         self.calibrating = False
+        self.quantizing = True  # False: the float model (float_reference), same weights
 
     def share(self, name: str, other: str) -> None:
         self.shared[name] = other
 
     def fq(self, x: torch.Tensor, name: str, act: str | None = None) -> torch.Tensor:
+        if not self.quantizing:
+            return x
         qrange = RANGES[act] if act else self.act_range
         lo, hi = qrange
         key = self.shared.get(name, name)
@@ -298,6 +301,8 @@ class _FakeQuantGraph(torch.nn.Module):
 
     def linear(self, x: torch.Tensor, layer: torch.nn.Linear) -> torch.Tensor:
         w = layer.weight
+        if not self.quantizing:
+            return F.linear(x, w, layer.bias)
         if not hasattr(layer, "w_scale"):  # buffers, so that torch.export records constants
             s, z = _qparams(w.detach().amin(1), w.detach().amax(1), RANGES["int8"])
             layer.register_buffer("w_scale", s)
@@ -421,6 +426,71 @@ class _DecoderBlock(_FakeQuantGraph):
         return self.fq(h + self.fq(self.linear(mlp, self.down), "down"), "out")
 
 
+class _LlamaLayer(_FakeQuantGraph):
+    """A whole Llama decoder layer the way the original's quantization wrappers fake-quantize
+    one (tico/quantization/wrapq/wrappers/llama): RMSNorm before attention and MLP (written out
+    as x * rsqrt(mean(x^2) + eps) * w, which fuse-rms-norm makes one RMS_NORM; w fake-quantized
+    in the uint8 model, float in the int16 one), rotary
+    embeddings on q and k from fake-quantized cos/sin tables with rotate_half as chunk, neg and
+    cat (the neg unobserved: its int16 output keeps its input's parameters, as the original
+    propagates them; a uint8 one mirrors the zero point), a fake-quantized attention scale and causal mask (filled with -120, the
+    original's attention_mask_fill_value), softmax, the o projection, residual adds and the
+    gated SiLU MLP."""
+
+    def __init__(self, act, dim=16, heads=2, hidden=32, seq=6, eps=1e-6):
+        super().__init__(act)
+        self.heads, self.head_dim, self.eps = heads, dim // heads, eps
+        self.q, self.k, self.v, self.o = (torch.nn.Linear(dim, dim, bias=False) for _ in range(4))
+        self.gate = torch.nn.Linear(dim, hidden, bias=False)
+        self.up = torch.nn.Linear(dim, hidden, bias=False)
+        self.down = torch.nn.Linear(hidden, dim, bias=False)
+        self.norm1 = torch.nn.Parameter(1.0 + 0.1 * torch.randn(dim))
+        self.norm2 = torch.nn.Parameter(1.0 + 0.1 * torch.randn(dim))
+        inv_freq = 1.0 / (10000.0 ** (torch.arange(0, self.head_dim, 2).float() / self.head_dim))
+        angles = torch.outer(torch.arange(seq).float(), inv_freq)
+        angles = torch.cat([angles, angles], -1)  # [seq, head_dim]
+        self.register_buffer("cos", angles.cos())
+        self.register_buffer("sin", angles.sin())
+        self.register_buffer("mask", torch.full((seq, seq), -120.0).triu(1))
+        self.register_buffer("scale", torch.tensor(self.head_dim**-0.5))
+
+    def rms_norm(self, x, weight, name):
+        if self.act_range[0] == 0:  # uint8: a fake-quantized weight, as the original's QuantRMSNorm
+            weight = self.fq(weight, name + "_weight")
+        n = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * weight  # int16: float weight
+        return self.fq(n, name)
+
+    def rope(self, t, name):  # t: [heads, seq, head_dim]
+        x1, x2 = torch.chunk(t, 2, dim=-1)
+        x1, x2 = self.fq(x1, name + "_x1"), self.fq(x2, name + "_x2")
+        rotated = self.fq(torch.cat((-x2, x1), dim=-1), name + "_cat")
+        t_cos = self.fq(t * self.fq(self.cos, "cos"), name + "_cos")
+        t_sin = self.fq(rotated * self.fq(self.sin, "sin"), name + "_sin")
+        return self.fq(t_cos + t_sin, name + "_rot")
+
+    def _split(self, t, seq):  # [seq, dim] -> [heads, seq, head_dim]
+        return t.view(seq, self.heads, self.head_dim).transpose(0, 1)
+
+    def forward(self, x):  # x: [seq, dim]
+        seq = x.shape[0]
+        x = self.fq(x, "x")
+        n1 = self.rms_norm(x, self.norm1, "norm1")
+        q = self.rope(self._split(self.fq(self.linear(n1, self.q), "q"), seq), "q")
+        k = self.rope(self._split(self.fq(self.linear(n1, self.k), "k"), seq), "k")
+        v = self._split(self.fq(self.linear(n1, self.v), "v"), seq)
+        logits = self.fq(torch.bmm(q, k.transpose(1, 2)), "logits_raw")
+        logits = self.fq(logits * self.fq(self.scale, "scale"), "logits")
+        logits = self.fq(logits + self.fq(self.mask, "mask"), "mask_add")
+        p = self.fq(torch.softmax(logits, -1), "p")
+        ctx = self.fq(torch.bmm(p, v), "ctx").transpose(0, 1).reshape(seq, self.heads * self.head_dim)
+        h = self.fq(x + self.fq(self.linear(ctx, self.o), "o"), "h")
+        n2 = self.rms_norm(h, self.norm2, "norm2")
+        g = self.fq(self.linear(n2, self.gate), "gate")
+        silu = self.fq(g * self.fq(torch.sigmoid(g), "sigmoid"), "silu")
+        mlp = self.fq(silu * self.fq(self.linear(n2, self.up), "up"), "gated")
+        return self.fq(h + self.fq(self.linear(mlp, self.down), "down"), "out")
+
+
 class _MixedPrecision(_FakeQuantGraph):
     """int16 activations into a uint8 result: the add computes in int16 and a requantize to
     uint8 follows (insert-quantize-on-dtype-mismatch)."""
@@ -434,11 +504,20 @@ class _MixedPrecision(_FakeQuantGraph):
         return self.fq(h + self.fq(y, "y"), "add", act="uint8")
 
 
+def _without_quantization(module: _FakeQuantGraph, inputs):
+    module.quantizing = False
+    try:
+        return module(*inputs)
+    finally:
+        module.quantizing = True
+
+
 def _op_family_builder(model_class, shapes, act):
     def build():
         module = model_class(act).eval()
         inputs = tuple(torch.randn(*shape) for shape in shapes)
         module.calibrate(*(t * 1.25 for t in inputs))  # calibration a little wider than the test input
+        module.float_reference = FloatReference(lambda *xs: _without_quantization(module, xs))
         return module, inputs
 
     return build
@@ -455,6 +534,7 @@ def _op_family_cases() -> list[QuantCase]:
         ("sigmoid_tanh", _SigmoidTanh, [(4, 8)]),
         ("attention_bmm", _Attention, [(2, 5, 16)]),
         ("decoder_block", _DecoderBlock, [(6, 16)]),
+        ("llama_layer", _LlamaLayer, [(6, 16)]),
     ]
     cases = [QuantCase(f"fq_{name}_{act}", "fake-quant", _op_family_builder(cls, shapes, act))
              for name, cls, shapes in specs for act in ("uint8", "int16")]

@@ -1,4 +1,4 @@
-// Quantized ADD/SUB/MUL (broadcasting), QUANTIZE requantization, RELU, LOGISTIC/TANH, SOFTMAX, MEAN
+// Quantized ADD/SUB/MUL (broadcasting), QUANTIZE requantization, RELU, NEG, LOGISTIC/TANH, SOFTMAX, MEAN
 // and CONCATENATION against real arithmetic in double on the dequantized inputs (within 1
 // output step), plus hand-checked codes.
 #include "interp_quant_test_support.h"
@@ -129,6 +129,47 @@ TEST(InterpQuantActivations, ReluRequantizesAndClampsAtRealZero) {
   b.output(out);
   EXPECT_EQ(codesOf(*runModel(b.build(), {codes(DType::UInt8, {4}, {4, 10, 11, 30})})[0]),
             (std::vector<int64_t>{0, 0, 2, 40}));
+}
+
+TEST(InterpQuantActivations, NegIsExactOnTheConvertersGridsAndRequantizesOtherwise) {
+  // The parameters propagate-qparam-forward gives a neg: the same ones for a signed zero point
+  // of 0 (exact but for the one code -min, which saturates), the mirrored zero point for
+  // uint8 (exact everywhere); and a neg followed by other parameters (within one step).
+  struct Case {
+    DType dtype;
+    QParams in, out;
+    bool exact;
+  };
+  const Case cases[] = {
+      {DType::Int16, {{5.1e-05f}, {0}}, {{5.1e-05f}, {0}}, true},
+      {DType::Int8, {{0.04f}, {0}}, {{0.04f}, {0}}, true},
+      {DType::UInt8, {{0.0104631f}, {96}}, {{0.0104631f}, {159}}, true},
+      {DType::UInt8, {{0.0104631f}, {96}}, {{0.02f}, {30}}, false},
+      {DType::Int16, {{5.1e-05f}, {0}}, {{7.3e-05f}, {0}}, false},
+  };
+  for (const Case &c : cases) {
+    auto x = randomCodes(300, lowest(c.dtype), highest(c.dtype), 73);
+    x.push_back(lowest(c.dtype));
+    x.push_back(highest(c.dtype));
+    const int64_t n = static_cast<int64_t>(x.size());
+    ModelBuilder b;
+    const int32_t in = qinput(b, "x", c.dtype, {n}, c.in);
+    const int32_t out = qtensor(b, "y", c.dtype, {n}, c.out);
+    b.op(B::NEG, {in}, {out});
+    b.output(out);
+    const auto got = codesOf(*runModel(b.build(), {codes(c.dtype, {n}, x)})[0]);
+    ASSERT_EQ(got.size(), x.size());
+    std::vector<double> ideal;
+    for (int64_t q : x)
+      ideal.push_back(idealCode(-real(q, c.in), c.out, c.dtype));
+    EXPECT_LE(maxStepError(got, ideal, "NEG " + name(c.dtype)), 1.0);
+    if (!c.exact)
+      continue;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const int64_t want = std::min<int64_t>(c.out.zp() - (x[i] - c.in.zp()), highest(c.dtype));
+      EXPECT_EQ(got[i], want) << "NEG " << name(c.dtype) << " of code " << x[i];
+    }
+  }
 }
 
 TEST(InterpQuantActivations, LogisticAndTanhTablesAreWithinHalfAStep) {

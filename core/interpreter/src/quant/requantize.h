@@ -13,7 +13,8 @@
 
 namespace tico::interp::quant {
 
-template <typename QIn, typename QOut>
+// kSign = -1 negates the real values on the way (the quantized NEG).
+template <typename QIn, typename QOut, int kSign = 1>
 void requantizeCodes(const QIn *x, int64_t n, const QParams &in, const QParams &out, QOut *y, const char *what,
                      int64_t floor = std::numeric_limits<QOut>::min()) {
   const Multiplier m = quantizeMultiplier(in.scale[0] / out.scale[0], what);
@@ -21,7 +22,7 @@ void requantizeCodes(const QIn *x, int64_t n, const QParams &in, const QParams &
   const int64_t lo = std::max<int64_t>(std::numeric_limits<QOut>::min(), floor), hi = std::numeric_limits<QOut>::max();
   for (int64_t i = 0; i < n; ++i) {
     // The difference of two codes fits int32 for every 8- and 16-bit type.
-    const int64_t v = zp_out + multiplyByQuantizedMultiplier(static_cast<int32_t>(int64_t{x[i]} - zp_in), m);
+    const int64_t v = zp_out + multiplyByQuantizedMultiplier(static_cast<int32_t>(kSign * (int64_t{x[i]} - zp_in)), m);
     y[i] = static_cast<QOut>(std::clamp(v, lo, hi));
   }
 }

@@ -4,6 +4,11 @@
 // one load per element, and is how 8-bit NPUs commonly implement these functions; it is built
 // per run from the operator's parameters (65536 evaluations at most).
 //
+// Quantized NEG (rotate_half of rotary embeddings): the same requantization of the negated
+// difference, q_out = zp_out + (zp_in − q_in) · M, clamped to the output type; with equal
+// parameters and zero point 0 that is −q_in (the one code −min saturates), with the mirrored
+// zero point the converter gives an unsigned result it is exact.
+//
 // Quantized RELU (what the original converter writes for a relu between two quantized tensors,
 // each with its own parameters): the requantization QUANTIZE does, q_out = zp_out + (q_in −
 // zp_in) · M with M = s_in / s_out in fixed point, clamped below at the output zero point (real
@@ -56,30 +61,33 @@ template <double (*kFunction)(double)> void runTable(KernelContext &ctx) {
 
 std::string checkTable(const OpSignature &op) { return quant::checkPerTensorCodes(op, {0}); }
 
-template <typename T> void reluInto(const Tensor &input, Tensor &out, const quant::QParams &in, const quant::QParams &outp) {
-  quant::requantizeCodes(input.as<T>(), input.numel(), in, outp, out.mut<T>(), "RELU requantization",
-                         outp.zero_point[0]);
+// RELU (kNeg false: floor at the output's zero point) and NEG (kNeg true: negated, no floor).
+template <bool kNeg, typename T>
+void requantizeInto(const Tensor &input, Tensor &out, const quant::QParams &in, const quant::QParams &outp) {
+  quant::requantizeCodes<T, T, kNeg ? -1 : 1>(input.as<T>(), input.numel(), in, outp, out.mut<T>(),
+                                             kNeg ? "NEG requantization" : "RELU requantization",
+                                             kNeg ? int64_t{std::numeric_limits<T>::min()} : outp.zero_point[0]);
 }
 
-void runRelu(KernelContext &ctx) {
+template <bool kNeg> void runRequantizing(KernelContext &ctx) {
   const Tensor &input = ctx.input(0);
   const quant::QParams in = quant::perTensorQParams(ctx.inputTensor(0), "input");
   const quant::QParams outp = quant::perTensorQParams(ctx.outputTensor(0), "output");
   Tensor &out = ctx.allocateOutput(0, input.shape);
   switch (input.dtype) {
-  case DType::UInt8: reluInto<uint8_t>(input, out, in, outp); break;
-  case DType::Int8: reluInto<int8_t>(input, out, in, outp); break;
-  case DType::Int16: reluInto<int16_t>(input, out, in, outp); break;
+  case DType::UInt8: requantizeInto<kNeg, uint8_t>(input, out, in, outp); break;
+  case DType::Int8: requantizeInto<kNeg, int8_t>(input, out, in, outp); break;
+  case DType::Int16: requantizeInto<kNeg, int16_t>(input, out, in, outp); break;
   default: throw Error("quantized input must be uint8, int8 or int16, got " + dtypeString(input.dtype));
   }
 }
 
-std::string checkRelu(const OpSignature &op) {
+std::string checkSameCodeType(const OpSignature &op) {
   if (auto reason = quant::checkPerTensorCodes(op, {0}); !reason.empty())
     return reason;
   if (op.inputType(0) != op.outputType(0))
     return "input " + dtypeString(op.inputType(0)) + " and output " + dtypeString(op.outputType(0)) +
-           " differ (RELU keeps the type)";
+           " differ (the operator keeps the type)";
   return "";
 }
 
@@ -88,7 +96,8 @@ std::string checkRelu(const OpSignature &op) {
 void registerQuantizedActivations(KernelTable &table) {
   table.addQuantized(circle::BuiltinOperator::LOGISTIC, runTable<logistic>, checkTable);
   table.addQuantized(circle::BuiltinOperator::TANH, runTable<hyperbolicTangent>, checkTable);
-  table.addQuantized(circle::BuiltinOperator::RELU, runRelu, checkRelu);
+  table.addQuantized(circle::BuiltinOperator::RELU, runRequantizing<false>, checkSameCodeType);
+  table.addQuantized(circle::BuiltinOperator::NEG, runRequantizing<true>, checkSameCodeType);
 }
 
 } // namespace tico::interp
