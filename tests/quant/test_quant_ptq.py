@@ -1,6 +1,6 @@
 """End-to-end post-training quantization with tico's ``ptq`` quantizer (plugins/quant-ptq).
 
-A small CNN and a small MLP (seeded) are exported with torch.export, calibrated on .npy batches
+Two small CNNs (one upsampling through a transposed convolution) and a small MLP (seeded) are exported with torch.export, calibrated on .npy batches
 and converted by ``tico-run --quant configs/quant/cnn-uint8.yaml`` with the default pipeline; the
 Circle file runs on the built-in runtime and is compared with eager PyTorch. The same modules,
 calibrated on the same batches by the original converter's PTQ (``prepare`` / ``convert`` with
@@ -48,6 +48,18 @@ class Cnn(torch.nn.Module):
         return self.fc(torch.flatten(h, 1))
 
 
+class UpCnn(torch.nn.Module):
+    """A decoder-style upsampling step: conv, relu, transposed conv (TRANSPOSE_CONV quantized)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.up = torch.nn.ConvTranspose2d(8, 4, 2, stride=2)
+
+    def forward(self, x):
+        return self.up(torch.relu(self.conv1(x)))
+
+
 class Mlp(torch.nn.Module):
     def __init__(self):
         super().__init__()
@@ -63,6 +75,7 @@ class Mlp(torch.nn.Module):
 # (ours and the original's observer of the same name: minmax, ema, percentile)
 CASES = [
     ("cnn", Cnn, (2, 3, 6, 6), ["conv1", "conv2", "fc"], "minmax"),
+    ("upcnn", UpCnn, (2, 3, 6, 6), ["conv1", "up"], "minmax"),
     ("mlp", Mlp, (4, 16), ["fc1", "fc2", "fc3"], "minmax"),
     ("mlp-ema", Mlp, (4, 16), ["fc1", "fc2", "fc3"], "ema"),
     ("mlp-percentile", Mlp, (4, 16), ["fc1", "fc2", "fc3"], "percentile"),
