@@ -1,7 +1,7 @@
 """End-to-end post-training quantization with tico's ``ptq`` quantizer (plugins/quant-ptq).
 
-Two small CNNs (one upsampling through a transposed convolution) and a small MLP (seeded) are exported with torch.export, calibrated on .npy batches
-and converted by ``tico-run --quant configs/quant/cnn-uint8.yaml`` with the default pipeline; the
+Two small CNNs (one upsampling through a transposed convolution) and a small MLP (seeded) are
+exported with torch.export, calibrated on .npy batches and converted by ``tico-run --quant configs/quant/cnn-uint8.yaml`` with the default pipeline; the
 Circle file runs on the built-in runtime and is compared with eager PyTorch. The same modules,
 calibrated on the same batches by the original converter's PTQ (``prepare`` / ``convert`` with
 its default ``PTQConfig``), give the reference parameters: every activation observer of the
