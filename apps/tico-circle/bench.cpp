@@ -67,6 +67,12 @@ std::string milliseconds(double seconds) {
   return text;
 }
 
+std::string mebibytes(std::size_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f", static_cast<double>(bytes) / (1024.0 * 1024.0));
+  return text;
+}
+
 std::string percent(double part, double whole) {
   char text[16];
   std::snprintf(text, sizeof text, "%.1f", whole > 0 ? 100.0 * part / whole : 0.0);
@@ -147,7 +153,11 @@ int bench(const BenchRequest &request) {
   out << "run time: median " << milliseconds(total) << " ms, min "
       << milliseconds(*std::min_element(totals.begin(), totals.end())) << " ms, mean "
       << milliseconds(std::accumulate(totals.begin(), totals.end(), 0.0) / static_cast<double>(totals.size()))
-      << " ms; operators " << percent(in_operators, total) << " % of it\n\nby operator type (median per operator):\n";
+      << " ms; operators " << percent(in_operators, total) << " % of it\n";
+  const MemoryPlanSummary plan = interpreter.memoryPlan(request.subgraph);
+  out << "memory plan: " << plan.planned << " intermediates in an arena of " << mebibytes(plan.arena_bytes)
+      << " MiB (" << mebibytes(plan.tensor_bytes) << " MiB without reuse), " << plan.in_place
+      << " operators in place\n\nby operator type (median per operator):\n";
   char line[160];
   std::snprintf(line, sizeof line, "  %-24s %6s %12s %7s\n", "op", "count", "ms", "%");
   out << line;
@@ -179,6 +189,10 @@ int bench(const BenchRequest &request) {
     doc["warmup"] = request.warmup;
     doc["run_seconds"] = totals;
     doc["median_seconds"] = total;
+    doc["memory_plan"] = {{"planned", plan.planned},
+                          {"arena_bytes", plan.arena_bytes},
+                          {"tensor_bytes", plan.tensor_bytes},
+                          {"in_place", plan.in_place}};
     nlohmann::ordered_json ops = nlohmann::ordered_json::array();
     for (const Row &row : rows)
       ops.push_back({{"subgraph", row.subgraph}, {"index", row.index}, {"op", row.op}, {"median_seconds", row.seconds}});

@@ -191,12 +191,16 @@ def load_outputs(out_dir: Path) -> list[np.ndarray]:
     return outputs
 
 
-def time_interpreter(timer: Path, circle: Path, inputs: list[np.ndarray], runs: int, warmup: int, work: Path, threads: int):
+def time_interpreter(timer: Path, circle: Path, inputs: list[np.ndarray], runs: int, warmup: int, work: Path, threads: int,
+                     memory_plan: bool = True):
     paths = save_inputs(inputs, work)
-    out_dir = work / "interpreter-out"
+    out_dir = work / ("interpreter-out" if memory_plan else "interpreter-out-no-plan")
+    env = with_threads(threads)
+    if not memory_plan:
+        env["TICO_MEMORY_PLAN"] = "0"
     done, rss = run(
         [str(timer), str(circle), "--runs", str(runs), "--warmup", str(warmup), "--output-dir", str(out_dir), *map(str, paths)],
-        with_threads(threads),
+        env,
     )
     return parse_times(done), load_outputs(out_dir), rss
 
@@ -222,6 +226,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--tolerance", type=float, default=1e-4, help="rtol = atol against eager (deep nets sum in other orders)")
     parser.add_argument("--llama", action="store_true", help="also a ~106 M-parameter Llama-style LM, 128-token prefill (needs transformers)")
     parser.add_argument("--threads", default="1,2", help="comma-separated thread counts to time each network at (default: 1,2)")
+    parser.add_argument("--no-plan", action="store_true",
+                        help="also time the interpreter with TICO_MEMORY_PLAN=0 (intermediates from the buffer pool, no "
+                             "arena plan, nothing in place) and check its outputs are bitwise the planned run's")
     args = parser.parse_args()
     args.tico_run = args.tico_run or args.build / "bin" / "tico-run"
     if args.timer is None:
@@ -256,8 +263,18 @@ def main() -> int:
                 onert_err = check(f"onert {name}", onert_out, eager, args.tolerance)
                 interp_err = check(f"interpreter {name}", interp_out, eager, args.tolerance)
                 onert_ms, interp_ms = statistics.median(onert_times), statistics.median(interp_times)
+                extra = {}
+                if args.no_plan:
+                    pool_times, pool_out, pool_rss = time_interpreter(
+                        args.timer, circle, inputs, args.runs, args.warmup, work, threads, memory_plan=False
+                    )
+                    if len(pool_out) != len(interp_out) or not all(np.array_equal(a, b) for a, b in zip(pool_out, interp_out)):
+                        raise SystemExit(f"{name}: outputs with and without the memory plan differ")
+                    extra = {"no_plan_ms": round(statistics.median(pool_times), 3),
+                             "no_plan_peak_rss_mib": round(pool_rss / 1024, 1)}
                 rows.append(
                     {
+                        **extra,
                         "network": name,
                         "threads": threads,
                         "parameters": sum(p.numel() for p in module.parameters()),
@@ -276,6 +293,11 @@ def main() -> int:
             f"{r['network']:32} {r['threads']:>7} {r['onert_ms']:>9.2f} {r['interpreter_ms']:>9.2f} {r['ratio']:>12.2f}"
             f" {r['onert_peak_rss_mib']:>9.1f} {r['interpreter_peak_rss_mib']:>10.1f}"
         )
+    if args.no_plan:
+        print(f"{'without the memory plan':32} {'threads':>7} {'ms':>9} {'MiB':>9} {'planned/not ms':>14} {'planned/not MiB':>15}")
+        for r in rows:
+            print(f"{r['network']:32} {r['threads']:>7} {r['no_plan_ms']:>9.2f} {r['no_plan_peak_rss_mib']:>9.1f}"
+                  f" {r['interpreter_ms'] / r['no_plan_ms']:>14.3f} {r['interpreter_peak_rss_mib'] / r['no_plan_peak_rss_mib']:>15.3f}")
     print(f"(median of {args.runs} runs after {args.warmup} warm-up runs; outputs checked against eager, rtol=atol={args.tolerance})")
     print("BENCH_JSON " + json.dumps({"benchmark": "interpreter_vs_onert", "runs": args.runs, "results": rows}))
     return 0

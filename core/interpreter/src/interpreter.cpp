@@ -2,14 +2,18 @@
 // subgraphs by calling one kernel per operator in model order.
 #include "tico/interpreter/interpreter.h"
 
+#include "buffer_pool.h"
 #include "kernel.h"
+#include "memory_plan.h"
 #include "model_check.h"
 #include "quant/mx.h"
 #include "quant/qparams.h"
 
 #include "tico/support/error.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -26,6 +30,7 @@ struct CompiledOp {
   const interp::KernelInfo *kernel = nullptr;
   std::string name;
   std::vector<int32_t> release; // tensors whose last reader is this operator
+  std::vector<int64_t> output_offsets; // arena offset per output, -1 = not planned (memory_plan.h)
 };
 
 // An MX tensor (MXINT8 / MXFP4): float32 values MX quantize-dequantized when written.
@@ -40,7 +45,14 @@ struct CompiledSubgraph {
   std::vector<Tensor> constants; // by tensor index; undefined for non-constants
   std::vector<CompiledOp> ops;
   std::vector<Shape> declared;   // shape_signature (or shape) per tensor, -1 = dynamic
+  interp::MemoryPlan plan;
 };
+
+// TICO_MEMORY_PLAN=0 leaves every intermediate to the buffer pool (for measuring the plan).
+bool memoryPlanEnabled() {
+  const char *value = std::getenv("TICO_MEMORY_PLAN");
+  return value == nullptr || std::string(value) != "0";
+}
 
 Shape declaredShape(const CircleTensor &tensor) {
   const auto &dims = tensor.shape_signature.empty() ? tensor.shape : tensor.shape_signature;
@@ -162,6 +174,7 @@ struct CircleInterpreter::Impl final : interp::SubgraphRunner {
   explicit Impl(std::shared_ptr<const CircleModel> m);
   std::vector<Tensor> runSubgraph(uint32_t index, std::vector<Tensor> inputs) const override;
   std::size_t subgraphCount() const override { return subgraphs.size(); }
+  void planSubgraph(CompiledSubgraph &compiled);
   void checkInputs(uint32_t index, const std::vector<std::shared_ptr<const TensorData>> &inputs) const;
 };
 
@@ -209,7 +222,38 @@ CircleInterpreter::Impl::Impl(std::shared_ptr<const CircleModel> m) {
       if (last_use[t] >= 0 && last_use[t] < static_cast<int64_t>(graph.operators.size()) &&
           !compiled.constants[t].defined())
         compiled.ops[static_cast<std::size_t>(last_use[t])].release.push_back(static_cast<int32_t>(t));
+    if (memoryPlanEnabled())
+      planSubgraph(compiled);
   }
+}
+
+// The arena offsets of the subgraph's intermediates (memory_plan.h); MX tensors are left out
+// (their values are replaced after the kernel runs).
+void CircleInterpreter::Impl::planSubgraph(CompiledSubgraph &compiled) {
+  const CircleSubGraph &graph = *compiled.graph;
+  std::vector<interp::PlanTensor> tensors(graph.tensors.size());
+  for (std::size_t t = 0; t < graph.tensors.size(); ++t) {
+    const Shape &shape = compiled.declared[t];
+    const bool known = std::none_of(shape.begin(), shape.end(), [](int64_t d) { return d < 0; });
+    if (known)
+      tensors[t].bytes = static_cast<std::size_t>(interp::numElements(shape)) *
+                         elementSize(interp::quant::elementTypeOf(graph.tensors[t].type));
+    tensors[t].external = compiled.constants[t].defined() || compiled.mx[t].has_value();
+  }
+  for (int32_t t : graph.inputs)
+    tensors[static_cast<std::size_t>(t)].external = true;
+  for (int32_t t : graph.outputs)
+    tensors[static_cast<std::size_t>(t)].external = true;
+  std::vector<interp::PlanOperator> ops(compiled.ops.size());
+  for (std::size_t o = 0; o < ops.size(); ++o) {
+    const CircleOperator &op = *compiled.ops[o].op;
+    const interp::KernelTraits &traits = compiled.ops[o].kernel->traits;
+    ops[o] = {op.inputs, op.outputs, traits.aliases_input0, traits.runs_subgraphs, traits.in_place_inputs};
+  }
+  compiled.plan = interp::planMemory(tensors, ops);
+  for (CompiledOp &op : compiled.ops)
+    for (int32_t t : op.op->outputs)
+      op.output_offsets.push_back(compiled.plan.offset[static_cast<std::size_t>(t)]);
 }
 
 std::vector<Tensor> CircleInterpreter::Impl::runSubgraph(uint32_t index, std::vector<Tensor> inputs) const {
@@ -247,6 +291,13 @@ std::vector<Tensor> CircleInterpreter::Impl::runSubgraph(uint32_t index, std::ve
     slot[t] = &values[t];
   }
 
+  // One arena per run for the planned intermediates, from the buffer pool (so a second run
+  // reuses the pages of the first).
+  std::shared_ptr<std::byte> arena;
+  if (compiled.plan.arena_bytes > 0)
+    arena = interp::acquireBuffer(compiled.plan.arena_bytes);
+  std::vector<interp::KernelContext::PlannedOutput> planned;
+
   std::vector<Tensor> outputs;
   for (std::size_t o = 0; o < compiled.ops.size(); ++o) {
     const CompiledOp &step = compiled.ops[o];
@@ -268,6 +319,13 @@ std::vector<Tensor> CircleInterpreter::Impl::runSubgraph(uint32_t index, std::ve
     interp::OpSignature signature(*model, graph, op);
     try {
       interp::KernelContext kernel_context(signature, std::move(args), outputs, *this);
+      if (arena) {
+        planned.assign(op.outputs.size(), {});
+        for (std::size_t k = 0; k < op.outputs.size(); ++k)
+          if (const int64_t offset = step.output_offsets[k]; offset >= 0)
+            planned[k] = {arena.get() + offset, compiled.plan.bytesOf(op.outputs[k])};
+        kernel_context.planOutputs(planned, arena);
+      }
       if (times == nullptr) {
         step.kernel->run(kernel_context);
       } else {
@@ -386,6 +444,14 @@ std::vector<CircleTensorInfo> interfaceInfo(const CircleModel &model, uint32_t s
 }
 
 } // namespace
+
+MemoryPlanSummary CircleInterpreter::memoryPlan(uint32_t subgraph) const {
+  if (subgraph >= impl_->subgraphs.size())
+    throw Error("subgraph " + std::to_string(subgraph) + " does not exist (the model has " +
+                std::to_string(impl_->subgraphs.size()) + ")");
+  const interp::MemoryPlan &plan = impl_->subgraphs[subgraph].plan;
+  return {plan.planned, plan.arena_bytes, plan.tensor_bytes, plan.in_place};
+}
 
 std::vector<CircleTensorInfo> CircleInterpreter::inputs(uint32_t subgraph) const {
   return interfaceInfo(*impl_->model, subgraph, &CircleSubGraph::inputs);

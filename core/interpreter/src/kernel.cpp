@@ -40,6 +40,11 @@ Tensor &KernelContext::allocateOutput(std::size_t i, Shape shape) {
 Tensor &KernelContext::allocateOutput(std::size_t i, DType dtype, Shape shape) {
   check(i < outputs_.size(), "output " + std::to_string(i) + " is not declared (" +
                                  std::to_string(outputs_.size()) + " outputs)");
+  if (i < planned_.size() && planned_[i].data != nullptr &&
+      static_cast<std::size_t>(numElements(shape)) * elementSize(dtype) <= planned_[i].bytes) {
+    outputs_[i] = Tensor{dtype, std::move(shape), arena_, planned_[i].data};
+    return outputs_[i];
+  }
   outputs_[i] = allocate(dtype, std::move(shape));
   return outputs_[i];
 }
@@ -50,22 +55,22 @@ void KernelContext::setOutput(std::size_t i, Tensor tensor) {
   outputs_[i] = std::move(tensor);
 }
 
-void KernelTable::add(circle::BuiltinOperator op, RunFn run, CheckFn check) {
+void KernelTable::add(circle::BuiltinOperator op, RunFn run, CheckFn check, KernelTraits traits) {
   const int32_t code = static_cast<int32_t>(op);
   auto it = std::lower_bound(entries_.begin(), entries_.end(), code,
                              [](const auto &entry, int32_t c) { return entry.first < c; });
   if (it != entries_.end() && it->first == code)
     throw Error("interpreter: two kernels registered for " + builtinName(code));
-  entries_.insert(it, {code, KernelInfo{run, check}});
+  entries_.insert(it, {code, KernelInfo{run, check, traits}});
 }
 
-void KernelTable::addQuantized(circle::BuiltinOperator op, RunFn run, CheckFn check) {
+void KernelTable::addQuantized(circle::BuiltinOperator op, RunFn run, CheckFn check, KernelTraits traits) {
   const int32_t code = static_cast<int32_t>(op);
   auto it = std::lower_bound(quantized_.begin(), quantized_.end(), code,
                              [](const auto &entry, int32_t c) { return entry.first < c; });
   if (it != quantized_.end() && it->first == code)
     throw Error("interpreter: two quantized kernels registered for " + builtinName(code));
-  quantized_.insert(it, {code, KernelInfo{run, check}});
+  quantized_.insert(it, {code, KernelInfo{run, check, traits}});
 }
 
 namespace {

@@ -66,6 +66,18 @@ public:
                 std::vector<Tensor> &outputs, const SubgraphRunner &runner)
       : OpSignature(signature), inputs_(std::move(inputs)), outputs_(outputs), runner_(runner) {}
 
+  // Memory the run planned for output `i` (memory_plan.h): allocateOutput places the output
+  // there when it fits, instead of a buffer of its own. For an operator planned in place it is
+  // the memory of the input it overwrites.
+  struct PlannedOutput {
+    std::byte *data = nullptr;
+    std::size_t bytes = 0;
+  };
+  void planOutputs(std::vector<PlannedOutput> planned, std::shared_ptr<const void> arena) {
+    planned_ = std::move(planned);
+    arena_ = std::move(arena);
+  }
+
   bool present(std::size_t i) const { return i < inputs_.size() && inputs_[i] != nullptr; }
   // The input's tensor; throws when the operator omits it (-1) or has fewer inputs.
   const Tensor &input(std::size_t i) const;
@@ -79,15 +91,32 @@ private:
   std::vector<const Tensor *> inputs_;
   std::vector<Tensor> &outputs_;
   const SubgraphRunner &runner_;
+  std::vector<PlannedOutput> planned_;
+  std::shared_ptr<const void> arena_;
 };
 
 using RunFn = void (*)(KernelContext &);
 // Construction-time check on declared dtypes/options: "" when supported, else the reason.
 using CheckFn = std::string (*)(const OpSignature &);
 
+// What the memory plan (memory_plan.h) must know of a kernel's outputs.
+struct KernelTraits {
+  // Bit k: the kernel may write output 0 over input k when both have the same shape and dtype
+  // (it reads element i before writing element i, and nothing else of that input afterwards).
+  uint32_t in_place_inputs = 0;
+  bool aliases_input0 = false; // output 0 is a view of input 0's bytes (setOutput of an alias)
+  bool runs_subgraphs = false; // IF / WHILE: outputs may be the body's inputs
+};
+
+constexpr KernelTraits kInPlaceInput0{1u};
+constexpr KernelTraits kInPlaceEitherInput{3u};
+constexpr KernelTraits kAliasesInput0{0u, true};
+constexpr KernelTraits kRunsSubgraphs{0u, false, true};
+
 struct KernelInfo {
   RunFn run = nullptr;
   CheckFn check = nullptr;
+  KernelTraits traits;
 };
 
 // Two kernels per operator at most: the plain one (float and integer tensors) and the quantized
@@ -96,8 +125,8 @@ struct KernelInfo {
 // tensors without a quantized kernel is reported, never run on the raw codes.
 class KernelTable {
 public:
-  void add(circle::BuiltinOperator op, RunFn run, CheckFn check = nullptr);
-  void addQuantized(circle::BuiltinOperator op, RunFn run, CheckFn check);
+  void add(circle::BuiltinOperator op, RunFn run, CheckFn check = nullptr, KernelTraits traits = {});
+  void addQuantized(circle::BuiltinOperator op, RunFn run, CheckFn check, KernelTraits traits = {});
   const KernelInfo *find(int32_t builtin_code) const;
   const KernelInfo *findQuantized(int32_t builtin_code) const;
   std::vector<int32_t> codes() const;

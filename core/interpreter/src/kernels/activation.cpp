@@ -42,25 +42,25 @@ void runLeakyRelu(KernelContext &ctx) {
 void registerActivationKernels(KernelTable &table) {
   using B = circle::BuiltinOperator;
   table.add(B::RELU, [](KernelContext &c) { mapFloat(c, "RELU", [](float x) { return std::max(x, 0.0f); }); },
-            checkFloatInput);
+            checkFloatInput, kInPlaceInput0);
   table.add(B::RELU6, [](KernelContext &c) { mapFloat(c, "RELU6", [](float x) { return clampTo(x, 0.0f, 6.0f); }); },
-            checkFloatInput);
+            checkFloatInput, kInPlaceInput0);
   table.add(B::RELU_N1_TO_1,
             [](KernelContext &c) { mapFloat(c, "RELU_N1_TO_1", [](float x) { return clampTo(x, -1.0f, 1.0f); }); },
-            checkFloatInput);
+            checkFloatInput, kInPlaceInput0);
   table.add(B::RELU_0_TO_1,
             [](KernelContext &c) { mapFloat(c, "RELU_0_TO_1", [](float x) { return clampTo(x, 0.0f, 1.0f); }); },
-            checkFloatInput);
-  table.add(B::LOGISTIC, runLogistic, checkFloatInput);
+            checkFloatInput, kInPlaceInput0);
+  table.add(B::LOGISTIC, runLogistic, checkFloatInput, kInPlaceInput0);
   table.add(B::TANH, [](KernelContext &c) { mapFloat(c, "TANH", [](float x) { return std::tanh(x); }); },
-            checkFloatInput);
-  table.add(B::GELU, runGelu, checkFloatInput);
+            checkFloatInput, kInPlaceInput0);
+  table.add(B::GELU, runGelu, checkFloatInput, kInPlaceInput0);
   table.add(B::ELU, [](KernelContext &c) { mapFloat(c, "ELU", [](float x) { return x > 0.0f ? x : std::expm1(x); }); },
-            checkFloatInput);
-  table.add(B::LEAKY_RELU, runLeakyRelu, checkFloatInput);
+            checkFloatInput, kInPlaceInput0);
+  table.add(B::LEAKY_RELU, runLeakyRelu, checkFloatInput, kInPlaceInput0);
   table.add(B::HARD_SWISH, [](KernelContext &c) {
     mapFloat(c, "HARD_SWISH", [](float x) { return x * clampTo(x + 3.0f, 0.0f, 6.0f) / 6.0f; });
-  }, checkFloatInput);
+  }, checkFloatInput, kInPlaceInput0);
 }
 
 } // namespace tico::interp

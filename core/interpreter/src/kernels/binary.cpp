@@ -211,16 +211,16 @@ std::string checkFloat(const OpSignature &op) { return requireInputType(op, 0, {
 
 void registerBinaryKernels(KernelTable &table) {
   using B = circle::BuiltinOperator;
-  table.add(B::ADD, runAdd, checkArithmetic);
-  table.add(B::SUB, runSub, checkArithmetic);
-  table.add(B::MUL, runMul, checkArithmetic);
-  table.add(B::DIV, runDiv, checkArithmetic);
+  table.add(B::ADD, runAdd, checkArithmetic, kInPlaceEitherInput);
+  table.add(B::SUB, runSub, checkArithmetic, kInPlaceEitherInput);
+  table.add(B::MUL, runMul, checkArithmetic, kInPlaceEitherInput);
+  table.add(B::DIV, runDiv, checkArithmetic, kInPlaceEitherInput);
   table.add(B::FLOOR_DIV, runFloorDiv, checkArithmetic);
   table.add(B::FLOOR_MOD, runFloorMod, checkArithmetic);
   table.add(B::POW, runPow, checkArithmetic);
-  table.add(B::SQUARED_DIFFERENCE, runSquaredDifference, checkArithmetic);
-  table.add(B::MAXIMUM, runMaximum, checkNumeric);
-  table.add(B::MINIMUM, runMinimum, checkNumeric);
+  table.add(B::SQUARED_DIFFERENCE, runSquaredDifference, checkArithmetic, kInPlaceEitherInput);
+  table.add(B::MAXIMUM, runMaximum, checkNumeric, kInPlaceEitherInput);
+  table.add(B::MINIMUM, runMinimum, checkNumeric, kInPlaceEitherInput);
   table.add(B::PRELU, runPrelu, checkFloat);
 }
 

@@ -95,8 +95,8 @@ std::string checkWhile(const OpSignature &op) {
 } // namespace
 
 void registerControlFlowKernels(KernelTable &table) {
-  table.add(circle::BuiltinOperator::IF, runIf, checkIf);
-  table.add(circle::BuiltinOperator::WHILE, runWhile, checkWhile);
+  table.add(circle::BuiltinOperator::IF, runIf, checkIf, kRunsSubgraphs);
+  table.add(circle::BuiltinOperator::WHILE, runWhile, checkWhile, kRunsSubgraphs);
 }
 
 } // namespace tico::interp

@@ -120,9 +120,9 @@ void runRank(KernelContext &ctx) {
 
 void registerReshapeKernels(KernelTable &table) {
   using B = circle::BuiltinOperator;
-  table.add(B::RESHAPE, runReshape);
-  table.add(B::EXPAND_DIMS, runExpandDims);
-  table.add(B::SQUEEZE, runSqueeze);
+  table.add(B::RESHAPE, runReshape, nullptr, kAliasesInput0);
+  table.add(B::EXPAND_DIMS, runExpandDims, nullptr, kAliasesInput0);
+  table.add(B::SQUEEZE, runSqueeze, nullptr, kAliasesInput0);
   table.add(B::SHAPE, runShape);
   table.add(B::RANK, runRank);
 }

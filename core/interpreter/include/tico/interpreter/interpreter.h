@@ -30,6 +30,18 @@ struct OperatorTime {
   double seconds = 0;  // wall time of the kernel
 };
 
+// How a subgraph's intermediates are laid out (the static memory plan, docs/interpreter.md):
+// `planned` tensors share one arena of `arena_bytes` per run, which would be `tensor_bytes`
+// without reuse; `in_place` operators write over an input they read for the last time. The
+// other intermediates (unknown sizes, control flow, views returned to the caller) come from the
+// buffer pool. All zero when planning is off (TICO_MEMORY_PLAN=0).
+struct MemoryPlanSummary {
+  std::size_t planned = 0;
+  std::size_t arena_bytes = 0;
+  std::size_t tensor_bytes = 0;
+  std::size_t in_place = 0;
+};
+
 class CircleInterpreter {
 public:
   // Checks every operator against the kernels it has; throws tico::Error listing all
@@ -50,6 +62,8 @@ public:
   // The same, appending every operator's time to `times` (in execution order).
   std::vector<std::shared_ptr<const TensorData>> run(const std::vector<std::shared_ptr<const TensorData>> &inputs,
                                                      uint32_t subgraph, std::vector<OperatorTime> &times) const;
+
+  MemoryPlanSummary memoryPlan(uint32_t subgraph = 0) const;
 
 private:
   struct Impl;

@@ -46,7 +46,7 @@ void registerQuantizedDataMovement(KernelTable &table) {
     const KernelInfo *plain = table.find(static_cast<int32_t>(op));
     if (plain == nullptr)
       throw Error(std::string("interpreter: no plain kernel for quantized ") + circle::EnumNameBuiltinOperator(op));
-    table.addQuantized(op, plain->run, checkSameQParams);
+    table.addQuantized(op, plain->run, checkSameQParams, plain->traits);
   }
 }
 
