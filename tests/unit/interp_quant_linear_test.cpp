@@ -3,6 +3,9 @@
 // exact codes. Activations uint8/int8/int16, weights uint8/int8 and packed uint4/int4.
 #include "interp_quant_test_support.h"
 
+#include <cstdlib>
+#include <set>
+
 namespace tico {
 namespace {
 
@@ -115,6 +118,59 @@ TEST(InterpQuantFullyConnected, MatchesRealArithmeticWithinOneStep) {
   }
 }
 
+TEST(InterpQuantFullyConnected, LibraryProductsEqualTheLoopsCodeForCode) {
+  // 8-bit FULLY_CONNECTED multiplies on oneDNN where that is exact (VNNI CPUs); the codes must
+  // be the loops' (TICO_INTEGER_GEMM=loops) for every type pair, per-channel zero points, 4-bit
+  // weights, shapes across the 128-wide tiles and extreme codes with a long depth (accumulators
+  // past 2^24, where a float path would round).
+  struct Shape3 {
+    int64_t rows, units, depth;
+  };
+  const Shape3 shapes[] = {{1, 5, 3}, {130, 200, 67}, {3, 7, 2048}};
+  const std::pair<DType, DType> types[] = {{DType::UInt8, DType::UInt8}, {DType::UInt8, DType::Int8},
+                                           {DType::Int8, DType::Int8}, {DType::Int8, DType::UInt8}};
+  for (const auto &[xt, wt] : types)
+    for (bool four_bit : {false, true})
+      for (const Shape3 &s : shapes) {
+        const bool is_signed = wt == DType::Int8;
+        const int64_t w_lo = four_bit ? (is_signed ? -8 : 0) : lowest(wt), w_hi = four_bit ? (is_signed ? 7 : 15) : highest(wt);
+        QParams wq{{}, {}, 0};
+        for (int64_t u = 0; u < s.units; ++u) {
+          wq.scale.push_back(0.001f * static_cast<float>(1 + u % 7));
+          wq.zero_point.push_back(is_signed ? 0 : w_lo + (u * 5) % (w_hi - w_lo + 1));
+        }
+        const QParams in{{0.02f}, {xt == DType::UInt8 ? 3 : -120}};
+        const QParams out{{s.depth > 1000 ? 40.0f : (four_bit ? 0.02f : 0.2f)}, {xt == DType::UInt8 ? 128 : 0}};
+        // Long rows hold extreme codes (the largest products), short ones random codes.
+        auto x_codes = randomCodes(static_cast<std::size_t>(s.rows * s.depth), lowest(xt), highest(xt), 21);
+        auto w_codes = randomCodes(static_cast<std::size_t>(s.units * s.depth), w_lo, w_hi, 22);
+        if (s.depth > 1000) {
+          std::fill(x_codes.begin(), x_codes.end(), highest(xt));
+          for (std::size_t i = 0; i < w_codes.size(); ++i)
+            w_codes[i] = i % 3 == 0 ? w_lo : w_hi;
+        }
+        ModelBuilder b;
+        const int32_t x = qinput(b, "x", xt, {static_cast<int32_t>(s.rows), static_cast<int32_t>(s.depth)}, in);
+        const int32_t w = four_bit ? qconst4(b, "w", is_signed, {s.units, s.depth}, w_codes, wq)
+                                   : qconst(b, "w", wt, {s.units, s.depth}, w_codes, wq);
+        const int32_t y = qtensor(b, "y", xt, {static_cast<int32_t>(s.rows), static_cast<int32_t>(s.units)}, out);
+        b.op(B::FULLY_CONNECTED, {x, w, -1}, {y}, ModelBuilder::options(circle::FullyConnectedOptionsT{}));
+        b.output(y);
+        const auto model = b.build();
+        const auto feed = codes(xt, {s.rows, s.depth}, x_codes);
+        const auto library = codesOf(*runModel(model, {feed})[0]);
+        ::setenv("TICO_INTEGER_GEMM", "loops", 1);
+        const auto loops = codesOf(*runModel(model, {feed})[0]);
+        ::unsetenv("TICO_INTEGER_GEMM");
+        EXPECT_EQ(library, loops) << dtypeName(xt) << " x " << dtypeName(wt) << (four_bit ? " (4-bit)" : "") << " "
+                                  << s.rows << "x" << s.units << "x" << s.depth;
+        // Not vacuous: the codes are not all clamped to one value.
+        EXPECT_GT(std::set<int64_t>(loops.begin(), loops.end()).size(), 1u)
+            << dtypeName(xt) << " x " << dtypeName(wt) << (four_bit ? " (4-bit)" : "") << " " << s.rows << "x" << s.units
+            << "x" << s.depth;
+      }
+}
+
 TEST(InterpQuantFullyConnected, BiasInTheWrongScaleIsRejectedBeforeRunning) {
   ModelBuilder b;
   const int32_t x = qinput(b, "x", DType::Int8, {1, 2}, {{0.5f}, {0}});
@@ -192,7 +248,14 @@ void checkConvolution(const ConvGeometry &g, DType act, DType wtype, bool per_ch
     b.op(B::CONV_2D, {x, w, bias}, {y}, ModelBuilder::options(o));
   }
   b.output(y);
-  const auto got = codesOf(*runModel(b.build(), {codes(act, {g.n, g.h, g.w, g.c}, x_codes)})[0]);
+  const auto model = b.build();
+  const auto feed = codes(act, {g.n, g.h, g.w, g.c}, x_codes);
+  const auto got = codesOf(*runModel(model, {feed})[0]);
+  // 8-bit CONV_2D multiplies on oneDNN where that is exact: the same codes as the loops.
+  ::setenv("TICO_INTEGER_GEMM", "loops", 1);
+  const auto loops = codesOf(*runModel(model, {feed})[0]);
+  ::unsetenv("TICO_INTEGER_GEMM");
+  EXPECT_EQ(got, loops) << label << ": the library's codes differ from the loops'";
 
   std::vector<double> ideal;
   for (int64_t n = 0; n < g.n; ++n)
@@ -369,7 +432,12 @@ TEST(InterpQuantBatchMatMul, MatchesRealArithmeticWithinOneStep) {
       o.adjoint_rhs = adjoint;
       b.op(B::BATCH_MATMUL, {lt, rt}, {yt}, ModelBuilder::options(o));
       b.output(yt);
-      const auto got = codesOf(*runModel(b.build(), {codes(act, {batch, M, K}, l)})[0]);
+      const auto model = b.build();
+      const auto feed = codes(act, {batch, M, K}, l);
+      const auto got = codesOf(*runModel(model, {feed})[0]);
+      ::setenv("TICO_INTEGER_GEMM", "loops", 1); // 8-bit operands: the library's codes are the loops'
+      EXPECT_EQ(got, codesOf(*runModel(model, {feed})[0])) << dtypeName(act) << (adjoint ? " adjoint rhs" : "");
+      ::unsetenv("TICO_INTEGER_GEMM");
       std::vector<double> ideal;
       for (int64_t bt = 0; bt < batch; ++bt)
         for (int64_t m = 0; m < M; ++m)

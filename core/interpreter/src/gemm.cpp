@@ -26,7 +26,6 @@
 #include <string>
 
 namespace tico::interp {
-namespace {
 
 // oneDNN runs single-threaded here (parallelism comes from the tiles): on any thread that has not
 // said so it starts an OpenMP team of its own and splits K (measured: other bits). OpenMP keeps
@@ -38,8 +37,6 @@ void keepOneDnnOnThisThread() {
     set = true;
   }
 }
-
-} // namespace
 
 void gemmNT(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *B, int64_t ldb, float *C,
             int64_t ldc, const float *bias) {

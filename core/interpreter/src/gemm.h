@@ -19,4 +19,8 @@ void gemmNT(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const 
 void gemm(bool transpose_a, bool transpose_b, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
           const float *B, int64_t ldb, float *C, int64_t ldc, const float *bias = nullptr);
 
+// Every thread that calls oneDNN calls this first: oneDNN then runs on that thread alone (the
+// callers split the work into tiles themselves, so results do not depend on the thread count).
+void keepOneDnnOnThisThread();
+
 } // namespace tico::interp

@@ -31,6 +31,7 @@ struct CompiledOp {
   std::string name;
   std::vector<int32_t> release; // tensors whose last reader is this operator
   std::vector<int64_t> output_offsets; // arena offset per output, -1 = not planned (memory_plan.h)
+  bool folded = false; // computed once when the model was prepared (a DEQUANTIZE of a constant)
 };
 
 // An MX tensor (MXINT8 / MXFP4): float32 values MX quantize-dequantized when written.
@@ -175,6 +176,7 @@ struct CircleInterpreter::Impl final : interp::SubgraphRunner {
   std::vector<Tensor> runSubgraph(uint32_t index, std::vector<Tensor> inputs) const override;
   std::size_t subgraphCount() const override { return subgraphs.size(); }
   void planSubgraph(CompiledSubgraph &compiled);
+  void foldConstantDequantize(CompiledSubgraph &compiled, std::size_t o);
   void checkInputs(uint32_t index, const std::vector<std::shared_ptr<const TensorData>> &inputs) const;
 };
 
@@ -217,6 +219,8 @@ CircleInterpreter::Impl::Impl(std::shared_ptr<const CircleModel> m) {
       compiled.ops[o].op = &op;
       compiled.ops[o].kernel = interp::selectKernel(kernels, *model, graph, op);
       compiled.ops[o].name = interp::builtinName(code);
+      if (code == static_cast<int32_t>(circle::BuiltinOperator::DEQUANTIZE))
+        foldConstantDequantize(compiled, o);
     }
     for (std::size_t t = 0; t < graph.tensors.size(); ++t)
       if (last_use[t] >= 0 && last_use[t] < static_cast<int64_t>(graph.operators.size()) &&
@@ -225,6 +229,31 @@ CircleInterpreter::Impl::Impl(std::shared_ptr<const CircleModel> m) {
     if (memoryPlanEnabled())
       planSubgraph(compiled);
   }
+}
+
+// A DEQUANTIZE of a constant (integer weights that a float operator reads: weight-only
+// quantization) is computed once, here, like TFLite's DEQUANTIZE does in its Prepare: its result
+// becomes a constant of every run instead of being recomputed (and reallocated) each time. The
+// price is the float copy of those weights, held while the interpreter lives.
+void CircleInterpreter::Impl::foldConstantDequantize(CompiledSubgraph &compiled, std::size_t o) {
+  CompiledOp &step = compiled.ops[o];
+  const CircleOperator &op = *step.op;
+  if (step.kernel == nullptr || op.inputs.size() != 1 || op.inputs[0] < 0 || op.outputs.size() != 1)
+    return;
+  const auto in = static_cast<std::size_t>(op.inputs[0]), out = static_cast<std::size_t>(op.outputs[0]);
+  if (!compiled.constants[in].defined() || compiled.mx[out].has_value())
+    return;
+  std::vector<Tensor> outputs(1);
+  interp::OpSignature signature(*model, *compiled.graph, op);
+  try {
+    interp::KernelContext context(signature, {&compiled.constants[in]}, outputs, *this);
+    step.kernel->run(context);
+  } catch (const std::exception &error) {
+    throw Error("operator #" + std::to_string(o) + " (DEQUANTIZE of constant " + tensorLabel(*compiled.graph, op.inputs[0]) +
+                "): " + error.what());
+  }
+  compiled.constants[out] = std::move(outputs[0]);
+  step.folded = true;
 }
 
 // The arena offsets of the subgraph's intermediates (memory_plan.h); MX tensors are left out
@@ -301,6 +330,8 @@ std::vector<Tensor> CircleInterpreter::Impl::runSubgraph(uint32_t index, std::ve
   std::vector<Tensor> outputs;
   for (std::size_t o = 0; o < compiled.ops.size(); ++o) {
     const CompiledOp &step = compiled.ops[o];
+    if (step.folded)
+      continue; // its output is a constant (slot set above)
     const CircleOperator &op = *step.op;
     std::vector<const Tensor *> args(op.inputs.size(), nullptr);
     for (std::size_t i = 0; i < op.inputs.size(); ++i)

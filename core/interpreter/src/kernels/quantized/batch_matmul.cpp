@@ -1,6 +1,7 @@
 // Quantized BATCH_MATMUL: out[..., m, n] = requantize(Σ_k (L[..., m, k] − zp_L)(R[..., k, n] − zp_R))
 // with per-tensor parameters on both operands (either may be constant), adjoint flags and
-// NumPy broadcasting of the batch dims; M = s_L · s_R / s_out as in linear.h (no bias).
+// NumPy broadcasting of the batch dims; M = s_L · s_R / s_out as in linear.h (no bias). 8-bit
+// operands multiply on oneDNN where that is exact (quant/integer_gemm.h).
 #include "kernels/quantized/linear.h"
 #include "kernels/quantized/registrations.h"
 #include "parallel.h"
@@ -49,7 +50,7 @@ void runQuantizedBatchMatMul(KernelContext &ctx) {
       // Operands as [M, K] and [N, K] rows (zero points still applied in offsetDot).
       std::vector<L> a(static_cast<std::size_t>(M * K));
       std::vector<R> b(static_cast<std::size_t>(N * K));
-      std::vector<int64_t> codes(static_cast<std::size_t>(N));
+      std::vector<int64_t> codes(static_cast<std::size_t>(N)), acc;
       for (int64_t batch = b0; batch < b1; ++batch) {
         int64_t rest = batch, li = 0, ri = 0;
         for (std::size_t d = rank; d-- > 0;) {
@@ -66,6 +67,16 @@ void runQuantizedBatchMatMul(KernelContext &ctx) {
         for (int64_t n = 0; n < N; ++n)
           for (int64_t k = 0; k < K; ++k)
             b[static_cast<std::size_t>(n * K + k)] = options.adjoint_rhs ? rp[n * K + k] : rp[k * N + n];
+        const Tensor a_rows{lhs.dtype, {M, K}, nullptr, reinterpret_cast<std::byte *>(a.data())};
+        const Tensor b_rows{rhs.dtype, {N, K}, nullptr, reinterpret_cast<std::byte *>(b.data())};
+        if (quant::integerLinear(a_rows, b_rows, M, N, K, q, acc)) { // 8-bit operands on the library
+          for (int64_t m = 0; m < M; ++m) {
+            for (int64_t n = 0; n < N; ++n)
+              codes[static_cast<std::size_t>(n)] = q.output(acc[static_cast<std::size_t>(m * N + n)], 0);
+            quant::storeCodes(codes.data(), N, out, (batch * M + m) * N);
+          }
+          continue;
+        }
         for (int64_t m = 0; m < M; ++m) {
           for (int64_t n = 0; n < N; ++n)
             codes[static_cast<std::size_t>(n)] =

@@ -1,6 +1,7 @@
 // Quantized FULLY_CONNECTED: out[r, u] = requantize(Σ_k (x[r,k] − zp_x)(w[u,k] − zp_w[u]) + bias[u]).
 // Weights [units, in] per tensor or per channel on dim 0 (uint8/int8, or 4-bit unpacked at
-// preparation), inputs uint8/int8/int16; see linear.h for the arithmetic.
+// preparation), inputs uint8/int8/int16; see linear.h for the arithmetic. 8-bit activations and
+// weights multiply on oneDNN where that is exact (quant/integer_gemm.h), else in the loop below.
 #include "kernels/quantized/linear.h"
 #include "kernels/quantized/registrations.h"
 #include "parallel.h"
@@ -32,6 +33,17 @@ void runQuantizedFullyConnected(KernelContext &ctx) {
     shape.back() = units;
   }
   Tensor &out = ctx.allocateOutput(0, std::move(shape));
+  if (std::vector<int64_t> acc; quant::integerLinear(input, weights, rows, units, depth, q, acc)) {
+    parallelFor(rows, std::max<int64_t>(1, 65536 / std::max<int64_t>(1, units)), [&](int64_t r0, int64_t r1) {
+      std::vector<int64_t> codes(static_cast<std::size_t>(units));
+      for (int64_t r = r0; r < r1; ++r) {
+        for (int64_t u = 0; u < units; ++u)
+          codes[static_cast<std::size_t>(u)] = q.output(acc[static_cast<std::size_t>(r * units + u)], static_cast<std::size_t>(u));
+        quant::storeCodes(codes.data(), units, out, r * units);
+      }
+    });
+    return;
+  }
   quant::dispatchLinear(input.dtype, weights.dtype, [&](auto x_tag, auto w_tag, auto acc_tag) {
     using X = typename decltype(x_tag)::type;
     using W = typename decltype(w_tag)::type;

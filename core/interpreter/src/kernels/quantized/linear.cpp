@@ -1,5 +1,9 @@
 #include "kernels/quantized/linear.h"
 
+#include "buffer_pool.h"
+#include "parallel.h"
+#include "quant/integer_gemm.h"
+
 #include <cmath>
 
 namespace tico::interp::quant {
@@ -85,6 +89,56 @@ void storeCodes(const int64_t *codes, int64_t count, Tensor &out, int64_t offset
     break;
   default: throw Error("quantized output must be uint8, int8 or int16, got " + dtypeString(out.dtype));
   }
+}
+
+bool integerLinear(const Tensor &x, const Tensor &w, int64_t rows, int64_t units, int64_t depth, const LinearQuant &q,
+                   std::vector<int64_t> &acc) {
+  const bool x8 = x.dtype == DType::UInt8 || x.dtype == DType::Int8;
+  const bool w8 = w.dtype == DType::UInt8 || w.dtype == DType::Int8;
+  if (!x8 || !w8 || q.wide || rows <= 0 || units <= 0 || depth <= 0 || !integerGemmAvailable())
+    return false;
+  const auto count = [](int64_t a, int64_t b) { return static_cast<std::size_t>(a * b); };
+  // Activations as uint8 (int8 codes + 128), weights as int8 (uint8 codes − 128).
+  ScratchArray<uint8_t> shifted_x;
+  const uint8_t *xu = x.as<uint8_t>();
+  int32_t x_zero = q.input_zero;
+  if (x.dtype == DType::Int8) {
+    shifted_x = ScratchArray<uint8_t>(count(rows, depth));
+    const int8_t *src = x.as<int8_t>();
+    for (std::size_t i = 0; i < shifted_x.size(); ++i)
+      shifted_x.data()[i] = static_cast<uint8_t>(static_cast<int32_t>(src[i]) + 128);
+    xu = shifted_x.data();
+    x_zero += 128;
+  }
+  ScratchArray<int8_t> shifted_w;
+  const int8_t *ws = w.as<int8_t>();
+  int32_t w_shift = 0;
+  if (w.dtype == DType::UInt8) {
+    shifted_w = ScratchArray<int8_t>(count(units, depth));
+    const uint8_t *src = w.as<uint8_t>();
+    for (std::size_t i = 0; i < shifted_w.size(); ++i)
+      shifted_w.data()[i] = static_cast<int8_t>(static_cast<int32_t>(src[i]) - 128);
+    ws = shifted_w.data();
+    w_shift = 128;
+  }
+  if (x_zero < 0 || x_zero > 255)
+    return false; // not a uint8 offset: the loops handle it
+  ScratchArray<int32_t> product(count(rows, units));
+  integerGemmU8S8(rows, units, depth, xu, depth, static_cast<uint8_t>(x_zero), ws, depth, product.data(), units);
+  acc.resize(count(rows, units));
+  parallelFor(rows, std::max<int64_t>(1, 65536 / std::max<int64_t>(1, depth + units)), [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      int64_t row_sum = 0; // Σ_k (x − zx)
+      for (int64_t k = 0; k < depth; ++k)
+        row_sum += static_cast<int64_t>(xu[r * depth + k]) - x_zero;
+      for (int64_t u = 0; u < units; ++u) {
+        const std::size_t c = q.weight_zero.size() == 1 ? 0 : static_cast<std::size_t>(u); // per tensor or channel
+        const int64_t w_zero = static_cast<int64_t>(q.weight_zero[c]) - w_shift;
+        acc[static_cast<std::size_t>(r * units + u)] = product.data()[r * units + u] - w_zero * row_sum;
+      }
+    }
+  });
+  return true;
 }
 
 } // namespace tico::interp::quant

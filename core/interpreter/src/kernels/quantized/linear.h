@@ -80,6 +80,17 @@ template <typename F> void dispatchLinear(DType input, DType weights, F &&f) {
   }
 }
 
+// The 8-bit products of a linear layer through the library (quant/integer_gemm.h), when it is
+// exact on this CPU: for activations x [rows, depth] and weights w [units, depth] (uint8 or
+// int8 each), acc[r, u] = Σ_k (x[r,k] − q.input_zero)(w[u,k] − q.weight_zero[u]), written as
+// int64 to `acc` [rows, units]. Returns false (nothing written) when the library path is not
+// available or the types are not 8-bit; the caller then runs its loops. Same integers as
+// offsetDot: the library multiplies uint8 by int8, so int8 activations are moved to uint8 and
+// uint8 weights to int8 by 128 (the zero points move with them) and the weight zero points are
+// applied through the activation row sums: Σ (x − zx)(w − zw) = Σ (x − zx) w' − zw' Σ (x − zx).
+bool integerLinear(const Tensor &x, const Tensor &w, int64_t rows, int64_t units, int64_t depth, const LinearQuant &q,
+                   std::vector<int64_t> &acc);
+
 // Σ (a[i] − a_zero)(b[i] − b_zero) over n elements.
 template <typename Acc, typename A, typename B>
 inline Acc offsetDot(const A *a, int32_t a_zero, const B *b, int32_t b_zero, int64_t n) {
