@@ -361,6 +361,14 @@ class _Softmax(_FakeQuantGraph):
         return self.fq(torch.softmax(y, -1), "softmax")
 
 
+class _SoftmaxOnly(_FakeQuantGraph):
+    """Softmax between fake-quantized tensors alone: output parameters from calibration (not
+    TFLite's fixed 1/256), which onert's uint8 SOFTMAX takes as they are."""
+
+    def forward(self, x):
+        return self.fq(torch.softmax(self.fq(x, "x"), -1), "softmax")
+
+
 class _Mean(_FakeQuantGraph):
     def forward(self, x):
         return self.fq(torch.mean(self.fq(x, "x"), -1, keepdim=True), "mean")
@@ -530,6 +538,7 @@ def _op_family_cases() -> list[QuantCase]:
         ("cat", _Cat, [(2, 4), (2, 6)]),
         ("pool", _Pool, [(1, 3, 8, 8)]),
         ("softmax", _Softmax, [(4, 16)]),
+        ("softmax_only", _SoftmaxOnly, [(4, 16)]),
         ("mean", _Mean, [(2, 3, 10)]),
         ("sigmoid_tanh", _SigmoidTanh, [(4, 8)]),
         ("attention_bmm", _Attention, [(2, 5, 16)]),
