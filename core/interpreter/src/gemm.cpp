@@ -22,10 +22,13 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <functional>
 #include <cstring>
 #include <string>
 
 namespace tico::interp {
+
+namespace {
 
 // oneDNN runs single-threaded here (parallelism comes from the tiles): on any thread that has not
 // said so it starts an OpenMP team of its own and splits K (measured: other bits). OpenMP keeps
@@ -36,6 +39,24 @@ void keepOneDnnOnThisThread() {
     omp_set_num_threads(1);
     set = true;
   }
+}
+
+} // namespace
+
+void forEachProductTile(int64_t M, int64_t N, int64_t K, int64_t min_work,
+                        const std::function<void(int64_t, int64_t, int64_t, int64_t)> &tile) {
+  constexpr int64_t kTile = 128;
+  const int64_t row_tiles = (M + kTile - 1) / kTile;
+  const int64_t column_tiles = (N + kTile - 1) / kTile;
+  const int64_t tile_work = std::min(M, kTile) * std::min(N, kTile) * K;
+  const int64_t min_tiles = std::max<int64_t>(1, min_work / std::max<int64_t>(1, tile_work));
+  parallelFor(row_tiles * column_tiles, min_tiles, [&](int64_t t0, int64_t t1) {
+    keepOneDnnOnThisThread();
+    for (int64_t t = t0; t < t1; ++t) {
+      const int64_t m0 = (t / column_tiles) * kTile, n0 = (t % column_tiles) * kTile;
+      tile(m0, n0, std::min(kTile, M - m0), std::min(kTile, N - n0));
+    }
+  });
 }
 
 void gemmNT(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *B, int64_t ldb, float *C,
@@ -56,28 +77,18 @@ void gemm(bool transpose_a, bool transpose_b, int64_t M, int64_t N, int64_t K, c
         std::fill(C + m * ldc, C + m * ldc + N, 0.0f);
     return;
   }
-  constexpr int64_t kTile = 128;
-  const int64_t row_tiles = (M + kTile - 1) / kTile;
-  const int64_t column_tiles = (N + kTile - 1) / kTile;
-  // About 256 K multiply-adds per thread at least: below that, waking a thread costs more.
-  const int64_t tile_work = std::min(M, kTile) * std::min(N, kTile) * K;
-  const int64_t min_tiles = std::max<int64_t>(1, (int64_t{1} << 18) / std::max<int64_t>(1, tile_work));
   const float beta = bias != nullptr ? 1.0f : 0.0f;
-  parallelFor(row_tiles * column_tiles, min_tiles, [&](int64_t t0, int64_t t1) {
-    keepOneDnnOnThisThread();
-    for (int64_t t = t0; t < t1; ++t) {
-      const int64_t m0 = (t / column_tiles) * kTile, n0 = (t % column_tiles) * kTile;
-      const int64_t rows = std::min(kTile, M - m0), columns = std::min(kTile, N - n0);
-      // oneDNN's sgemm takes row-major operands and a transpose flag each. A tile's rows of
-      // op(A) start at row m0 of A, or at column m0 of a transposed A; likewise for B.
-      const float *a = transpose_a ? A + m0 : A + m0 * lda;
-      const float *b = transpose_b ? B + n0 * ldb : B + n0;
-      const dnnl_status_t status = dnnl_sgemm(transpose_a ? 'T' : 'N', transpose_b ? 'T' : 'N', rows, columns, K,
-                                              1.0f, a, lda, b, ldb, beta, C + m0 * ldc + n0, ldc);
-      if (status != dnnl_success)
-        throw Error("oneDNN sgemm failed (status " + std::to_string(static_cast<int>(status)) + ") on a " +
-                    std::to_string(rows) + "x" + std::to_string(columns) + "x" + std::to_string(K) + " tile");
-    }
+  // About 256 K multiply-adds per thread at least: below that, waking a thread costs more.
+  forEachProductTile(M, N, K, int64_t{1} << 18, [&](int64_t m0, int64_t n0, int64_t rows, int64_t columns) {
+    // oneDNN's sgemm takes row-major operands and a transpose flag each. A tile's rows of
+    // op(A) start at row m0 of A, or at column m0 of a transposed A; likewise for B.
+    const float *a = transpose_a ? A + m0 : A + m0 * lda;
+    const float *b = transpose_b ? B + n0 * ldb : B + n0;
+    const dnnl_status_t status = dnnl_sgemm(transpose_a ? 'T' : 'N', transpose_b ? 'T' : 'N', rows, columns, K, 1.0f, a,
+                                            lda, b, ldb, beta, C + m0 * ldc + n0, ldc);
+    if (status != dnnl_success)
+      throw Error("oneDNN sgemm failed (status " + std::to_string(static_cast<int>(status)) + ") on a " +
+                  std::to_string(rows) + "x" + std::to_string(columns) + "x" + std::to_string(K) + " tile");
   });
 }
 

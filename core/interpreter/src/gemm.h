@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 namespace tico::interp {
 
@@ -19,8 +20,11 @@ void gemmNT(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const 
 void gemm(bool transpose_a, bool transpose_b, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
           const float *B, int64_t ldb, float *C, int64_t ldc, const float *bias = nullptr);
 
-// Every thread that calls oneDNN calls this first: oneDNN then runs on that thread alone (the
-// callers split the work into tiles themselves, so results do not depend on the thread count).
-void keepOneDnnOnThisThread();
+// The tiling both products use: an M x N result cut into 128 x 128 tiles shared out over the
+// interpreter's threads (at least `min_work` multiply-adds per thread), tile(m0, n0, rows,
+// columns) called for each on a thread where oneDNN runs single-threaded (its own threading
+// splits K, which changes float bits with the thread count; tiles depend on the shape only).
+void forEachProductTile(int64_t M, int64_t N, int64_t K, int64_t min_work,
+                        const std::function<void(int64_t, int64_t, int64_t, int64_t)> &tile);
 
 } // namespace tico::interp

@@ -1,7 +1,6 @@
 #include "quant/integer_gemm.h"
 
 #include "gemm.h"
-#include "parallel.h"
 
 #include "tico/support/error.h"
 
@@ -35,23 +34,13 @@ void integerGemmU8S8(int64_t M, int64_t N, int64_t K, const uint8_t *A, int64_t 
       std::fill(C + m * ldc, C + m * ldc + N, 0);
     return;
   }
-  // The same tiling as the float product (gemm.cpp): oneDNN single-threaded per tile.
-  constexpr int64_t kTile = 128;
-  const int64_t row_tiles = (M + kTile - 1) / kTile;
-  const int64_t column_tiles = (N + kTile - 1) / kTile;
-  const int64_t tile_work = std::min(M, kTile) * std::min(N, kTile) * K;
-  const int64_t min_tiles = std::max<int64_t>(1, (int64_t{1} << 20) / std::max<int64_t>(1, tile_work));
   const int32_t no_offset = 0;
-  parallelFor(row_tiles * column_tiles, min_tiles, [&](int64_t t0, int64_t t1) {
-    keepOneDnnOnThisThread();
-    for (int64_t t = t0; t < t1; ++t) {
-      const int64_t m0 = (t / column_tiles) * kTile, n0 = (t % column_tiles) * kTile;
-      const int64_t rows = std::min(kTile, M - m0), columns = std::min(kTile, N - n0);
-      const dnnl_status_t status = dnnl_gemm_u8s8s32('N', 'T', 'F', rows, columns, K, 1.0f, A + m0 * lda, lda, a_zero,
-                                                     B + n0 * ldb, ldb, 0, 0.0f, C + m0 * ldc + n0, ldc, &no_offset);
-      if (status != dnnl_success)
-        throw Error("oneDNN integer product failed (status " + std::to_string(static_cast<int>(status)) + ")");
-    }
+  // The float product's tiling (gemm.h); integer sums are exact in any split.
+  forEachProductTile(M, N, K, int64_t{1} << 20, [&](int64_t m0, int64_t n0, int64_t rows, int64_t columns) {
+    const dnnl_status_t status = dnnl_gemm_u8s8s32('N', 'T', 'F', rows, columns, K, 1.0f, A + m0 * lda, lda, a_zero,
+                                                   B + n0 * ldb, ldb, 0, 0.0f, C + m0 * ldc + n0, ldc, &no_offset);
+    if (status != dnnl_success)
+      throw Error("oneDNN integer product failed (status " + std::to_string(static_cast<int>(status)) + ")");
   });
 }
 
