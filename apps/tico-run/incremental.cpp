@@ -1,79 +1,10 @@
-// tico-run --incremental: the Circle pass incremental-strategies run after the pipeline, with
-// the options of the command line and the program's state writes the stages saw.
+// tico-run --incremental: where the manifest goes beside the Circle file (the strategies
+// themselves: tico/pipeline/incremental.h, shared with the Python package).
 #include "tool.h"
 
-#include "tico/circle/circle_pass.h"
-#include "tico/circle/verify.h"
-#include "tico/plugin/registry.h"
-#include "tico/support/error.h"
-#include "tico/support/log.h"
-
-#include <algorithm>
 #include <filesystem>
 
 namespace tico::run {
-
-namespace {
-constexpr const char *kPass = "incremental-strategies";
-constexpr const char *kManifest = "incremental.manifest.v1";
-} // namespace
-
-void addIncrementalStrategies(const Registry &registry, CircleModel &model, const IncrementalRequest &request) {
-  const auto *entry = registry.findCirclePass(kPass);
-  if (!entry)
-    throw Error(std::string("--incremental needs the Circle pass '") + kPass +
-                "' of the plugin 'incremental' (libtico-incremental.so), which is not loaded");
-  std::map<std::string, OptionValue> values{{"groups", request.groups},
-                                            {"max_strategies", request.max_strategies},
-                                            {"retained_budget", request.budget},
-                                            {"state_writes", request.state_writes},
-                                            {"example_inputs", request.example_inputs},
-                                            {"fused", request.fused}};
-  auto pass = entry->spec.create(Options::resolve(kPass, entry->spec.options, values));
-  PassContext context(registry);
-  try {
-    pass->run(model, context);
-  } catch (const Error &e) {
-    throw Error(std::string("Circle pass '") + kPass + "' failed: " + e.what());
-  }
-  requireValidCircleModel(model);
-}
-
-void exposeStateWrites(Manifest &manifest) {
-  for (std::size_t i = 0; i < manifest.stages.size(); ++i) {
-    Stage &stage = manifest.stages[i];
-    if (stage.kind != StageKind::Passes)
-      continue;
-    auto it = std::find_if(stage.passes.begin(), stage.passes.end(),
-                           [](const PassInvocation &p) { return p.name == "state-writes"; });
-    if (it == stage.passes.begin() || it == stage.passes.end())
-      continue;
-    if (stage.strategy != PassStrategy::Once) {
-      // Splitting would change what a repeating stage does; the writes its earlier passes make
-      // visible are then dropped before anyone can see them.
-      TICO_WARN << "--incremental: stage '" << stage.name
-                << "' repeats its passes and drops state writes with state-writes; writes made visible by "
-                   "its earlier passes cannot be observed, so they cannot refuse incremental strategies";
-      continue;
-    }
-    Stage rest = stage;
-    rest.name = stage.name + "-state-writes";
-    rest.passes.assign(std::next(stage.passes.begin(), it - stage.passes.begin()), stage.passes.end());
-    stage.passes.erase(it, stage.passes.end());
-    manifest.stages.insert(manifest.stages.begin() + static_cast<std::ptrdiff_t>(i) + 1, std::move(rest));
-    ++i;
-  }
-}
-
-std::optional<std::string> incrementalManifest(const CircleModel &model) {
-  for (const auto &[name, buffer] : model.metadata) {
-    if (name != kManifest || buffer >= model.buffers.size() || !model.buffers[buffer].data)
-      continue;
-    auto bytes = model.buffers[buffer].data->contiguousBytes();
-    return std::string(reinterpret_cast<const char *>(bytes.data()), bytes.size());
-  }
-  return std::nullopt;
-}
 
 std::string incrementalSidecarPath(const std::string &output) {
   return std::filesystem::path(output).replace_extension(".incremental.json").string();

@@ -2,6 +2,8 @@
 // through the plugin pipeline described by a YAML manifest.
 #include "tool.h"
 
+#include "tico/pipeline/incremental.h"
+
 #include "tico/circle/verify.h"
 #include "tico/circle/writer.h"
 #include "tico/ir/text.h"
@@ -192,7 +194,7 @@ int run(int argc, char **argv) {
   if (!quant_recipe.empty())
     manifest.insertQuantization(tico::Manifest::load(quant_recipe));
   if (incremental)
-    tico::run::exposeStateWrites(manifest);
+    tico::exposeStateWrites(manifest);
   manifest.validate(registry);
 
   tico::ConversionOptions options;
@@ -233,17 +235,9 @@ int run(int argc, char **argv) {
   }
   // The program's writes to buffers and inputs, as the stages see them before state-writes drops
   // them: a Circle model has no trace of them, but an incremental strategy would skip them.
-  auto state_writes = std::make_shared<std::set<std::string>>();
-  if (incremental) {
-    auto previous = options.on_stage;
-    options.on_stage = [previous, state_writes](const std::string &title, const tico::Graph &g) {
-      for (const auto &out : g.outputs())
-        if (out.kind != tico::OutputKind::User)
-          state_writes->insert(out.target);
-      if (previous)
-        previous(title, g);
-    };
-  }
+  std::shared_ptr<std::set<std::string>> state_writes;
+  if (incremental)
+    state_writes = tico::collectStateWrites(options);
   if (fs::path(input).extension() == ".tir") {
     tico::ParseOptions parse_options;
     parse_options.file_name = input;
@@ -254,7 +248,7 @@ int run(int argc, char **argv) {
 
   tico::ConversionResult result = tico::convert(registry, manifest, options);
   if (incremental) {
-    tico::run::IncrementalRequest request;
+    tico::IncrementalRequest request;
     request.groups = incremental_groups;
     request.max_strategies = incremental_max_strategies;
     if (!incremental_budget.empty())
@@ -264,7 +258,7 @@ int run(int argc, char **argv) {
       request.example_inputs = input;
     request.fused = incremental_fused;
     const auto started = std::chrono::steady_clock::now();
-    tico::run::addIncrementalStrategies(registry, *result.model, request);
+    tico::addIncrementalStrategies(registry, *result.model, request, tico::requireValidCircleModel);
     result.timings.push_back({"incremental-strategies (analysis, planning, packaging, validation)",
                               std::chrono::duration_cast<std::chrono::nanoseconds>(
                                   std::chrono::steady_clock::now() - started)});
@@ -272,7 +266,7 @@ int run(int argc, char **argv) {
       tico::writeCircleFile(*result.model, output);
   }
   // The manifest beside the file, also when a pipeline stage ran incremental-strategies.
-  const bool has_manifest = result.model && tico::run::incrementalManifest(*result.model).has_value();
+  const bool has_manifest = result.model && tico::incrementalManifest(*result.model).has_value();
   if (!incremental && has_manifest && !output.empty())
     tico::checkOutputTarget(sidecar, inputs, force);
   if (!encodings_path.empty()) {
@@ -281,7 +275,7 @@ int run(int argc, char **argv) {
     tico::writeTextFile(encodings_path, "encodings file", json);
   }
   if (has_manifest && !output.empty())
-    tico::writeTextFile(sidecar, "incremental manifest", *tico::run::incrementalManifest(*result.model));
+    tico::writeTextFile(sidecar, "incremental manifest", *tico::incrementalManifest(*result.model));
 
   if (do_evaluate)
     tico::run::evaluate(registry, *result.graph, tico::run::EvaluateRequest{eval_inputs, output_dir, inputs, force});

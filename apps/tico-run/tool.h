@@ -29,24 +29,6 @@ void evaluate(const Registry &registry, const Graph &graph, const EvaluateReques
 std::string encodingsJson(const CircleModel &model, const std::vector<QuantizerMetric> &metrics,
                           const std::string &model_file);
 
-// tico-run --incremental: runs the Circle pass incremental-strategies (plugin incremental) on the
-// lowered model with these options and checks the result with the Circle verifier.
-struct IncrementalRequest {
-  std::vector<std::string> groups;
-  int64_t max_strategies = 8;
-  int64_t budget = -1; // bytes; -1 unlimited
-  std::vector<std::string> state_writes;
-  std::string example_inputs; // the .pt2 being converted: its example inputs also validate
-  bool fused = false;         // also one subgraph per strategy (layout A)
-};
-void addIncrementalStrategies(const Registry &registry, CircleModel &model, const IncrementalRequest &request);
-// Makes the program's state writes observable to the on_stage callback: a stage that runs once
-// and has the pass state-writes (which drops them) after other passes is split in front of it,
-// so the graph after the first part still lists the writes as mutation outputs. Running a
-// once-stage's passes as two consecutive once-stages runs the same passes in the same order.
-void exposeStateWrites(Manifest &manifest);
-// The manifest text stored in Metadata("incremental.manifest.v1"), if any.
-std::optional<std::string> incrementalManifest(const CircleModel &model);
 // Where the manifest goes beside `output`: clip.circle -> clip.incremental.json.
 std::string incrementalSidecarPath(const std::string &output);
 

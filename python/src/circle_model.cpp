@@ -1,5 +1,7 @@
 #include "circle_model.h"
 
+#include "tico/pipeline/incremental.h"
+
 #include "errors.h"
 #include "python_keepalive.h"
 #include "summary.h"
@@ -169,6 +171,12 @@ std::string NativeCircleModel::inspect(bool tensors, bool operators, bool buffer
   std::ostringstream text;
   circle_tool::printSummary(doc, text);
   return text.str();
+}
+
+nb::object NativeCircleModel::incrementalManifest() const {
+  if (auto text = tico::incrementalManifest(*model_))
+    return nb::str(text->c_str(), text->size());
+  return nb::none();
 }
 
 } // namespace tico::python

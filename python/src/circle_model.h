@@ -36,6 +36,10 @@ public:
   // The text (or JSON text) `tico-circle inspect` prints for this model.
   std::string inspect(bool tensors, bool operators, bool buffers, bool verify, bool as_json) const;
 
+  // The JSON text of the incremental-strategies manifest (Metadata "incremental.manifest.v1"),
+  // or None when the model has none.
+  nanobind::object incrementalManifest() const;
+
 private:
   const CircleInterpreter &interpreter();
 

@@ -4,13 +4,17 @@
 #include "python_keepalive.h"
 
 #include "tico/circle/writer.h"
+#include "tico/circle/verify.h"
 #include "tico/pipeline/compile_config.h"
+#include "tico/pipeline/incremental.h"
 #include "tico/pipeline/manifest.h"
 
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include <algorithm>
 #include <optional>
+#include <set>
 
 namespace nb = nanobind;
 
@@ -38,6 +42,25 @@ void applyConfig(nb::dict config, CompileConfig &target) {
   }
 }
 
+// The options tico_native.convert checked (names and types) as an IncrementalRequest.
+IncrementalRequest incrementalRequest(nb::dict given) {
+  IncrementalRequest request;
+  for (auto [key, value] : given) {
+    const std::string name = nb::cast<std::string>(key);
+    if (name == "groups")
+      request.groups = nb::cast<std::vector<std::string>>(value);
+    else if (name == "max_strategies")
+      request.max_strategies = nb::cast<int64_t>(value);
+    else if (name == "budget")
+      request.budget = nb::cast<int64_t>(value);
+    else if (name == "fused")
+      request.fused = nb::cast<bool>(value);
+    else
+      throwPython("ConfigError", "unknown incremental option '" + name + "'");
+  }
+  return request;
+}
+
 } // namespace
 
 Converter::Converter(const std::vector<std::string> &plugin_dirs) {
@@ -63,23 +86,23 @@ std::vector<std::tuple<std::string, std::string, std::string>> Converter::plugin
 }
 
 nb::bytes Converter::convertBytes(nb::handle archive, const std::string &name,
-                                  const std::vector<std::string> &pipelines, nb::dict config) {
+                                  const std::vector<std::string> &pipelines, nb::dict config, nb::object incremental) {
   ConversionOptions options;
   options.input_bytes = borrowBuffer(archive, "the .pt2 archive");
   options.input_path = name;
   options.input_frontend = "pt2";
-  return convert(options, pipelines, config);
+  return convert(options, pipelines, config, incremental);
 }
 
 nb::bytes Converter::convertFile(const std::string &path, const std::vector<std::string> &pipelines,
-                                 nb::dict config) {
+                                 nb::dict config, nb::object incremental) {
   ConversionOptions options;
   options.input_path = path;
-  return convert(options, pipelines, config);
+  return convert(options, pipelines, config, incremental);
 }
 
 nb::bytes Converter::convert(ConversionOptions &options, const std::vector<std::string> &pipelines,
-                             nb::dict config) {
+                             nb::dict config, nb::object incremental) {
   if (pipelines.empty())
     throwPython("ManifestError", "no pipeline manifest given");
   Manifest manifest;
@@ -92,6 +115,16 @@ nb::bytes Converter::convert(ConversionOptions &options, const std::vector<std::
     throwPython("ManifestError", e.what());
   }
   applyConfig(config, manifest.config);
+  std::optional<IncrementalRequest> request;
+  if (!incremental.is_none()) {
+    request = incrementalRequest(nb::cast<nb::dict>(incremental));
+    if (!options.input_bytes) // a file on disk: its example inputs also validate the strategies
+      request->example_inputs = options.input_path;
+    exposeStateWrites(manifest);
+  }
+  std::shared_ptr<std::set<std::string>> state_writes;
+  if (request)
+    state_writes = collectStateWrites(options);
   try {
     manifest.validate(registry_);
   } catch (const Error &e) {
@@ -108,6 +141,10 @@ nb::bytes Converter::convert(ConversionOptions &options, const std::vector<std::
     std::lock_guard lock(mutex_);
     try {
       ConversionResult converted = tico::convert(registry_, manifest, options);
+      if (request) {
+        request->state_writes.assign(state_writes->begin(), state_writes->end());
+        addIncrementalStrategies(registry_, *converted.model, *request, requireValidCircleModel);
+      }
       serializeCircleInto(*converted.model, [&](std::size_t size) -> std::byte * {
         nb::gil_scoped_acquire gil;
         result = PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(size));

@@ -25,18 +25,23 @@ public:
   // the stages of the others (the Circle O1 stages for circle_optimize), its config overridden
   // by `config` (field -> bool). `name` stands for the archive in messages.
   // Returns the Circle file's bytes.
+  // `incremental`: None, or a dict of tico_native's checked incremental options (groups,
+  // max_strategies, budget, fused): the strategies of docs/incremental.md are then added to the
+  // file, as tico-run --incremental does.
   nanobind::bytes convertBytes(nanobind::handle archive, const std::string &name,
-                               const std::vector<std::string> &pipelines, nanobind::dict config);
-  // The same for a .pt2 file on disk (mapped, as tico-run reads it).
+                               const std::vector<std::string> &pipelines, nanobind::dict config,
+                               nanobind::object incremental);
+  // The same for a .pt2 file on disk (mapped, as tico-run reads it; its example inputs also
+  // validate incremental strategies).
   nanobind::bytes convertFile(const std::string &path, const std::vector<std::string> &pipelines,
-                              nanobind::dict config);
+                              nanobind::dict config, nanobind::object incremental);
 
   // (name, version, path) of every loaded plugin.
   std::vector<std::tuple<std::string, std::string, std::string>> plugins() const;
 
 private:
   nanobind::bytes convert(ConversionOptions &options, const std::vector<std::string> &pipelines,
-                          nanobind::dict config);
+                          nanobind::dict config, nanobind::object incremental);
 
   PluginSet plugins_;
   Registry registry_;

@@ -19,8 +19,9 @@ NB_MODULE(_tico_native, m) {
   nb::class_<tico::python::Converter>(m, "Converter")
       .def(nb::init<const std::vector<std::string> &>(), "plugin_dirs"_a)
       .def("convert_bytes", &tico::python::Converter::convertBytes, "archive"_a, "name"_a, "pipelines"_a,
-           "config"_a)
-      .def("convert_file", &tico::python::Converter::convertFile, "path"_a, "pipelines"_a, "config"_a)
+           "config"_a, "incremental"_a = nb::none())
+      .def("convert_file", &tico::python::Converter::convertFile, "path"_a, "pipelines"_a, "config"_a,
+           "incremental"_a = nb::none())
       .def("plugins", &tico::python::Converter::plugins);
 
   nb::class_<tico::python::NativeCircleModel>(m, "NativeCircleModel")
@@ -29,7 +30,8 @@ NB_MODULE(_tico_native, m) {
       .def("outputs", &tico::python::NativeCircleModel::outputs)
       .def("run", &tico::python::NativeCircleModel::run, "inputs"_a, "as_torch"_a)
       .def("inspect", &tico::python::NativeCircleModel::inspect, "tensors"_a = false, "operators"_a = false,
-           "buffers"_a = false, "verify"_a = false, "as_json"_a = false);
+           "buffers"_a = false, "verify"_a = false, "as_json"_a = false)
+      .def("incremental_manifest", &tico::python::NativeCircleModel::incrementalManifest);
 
   m.def(
       "set_log_level", [](int level) { tico::log::setLevel(static_cast<tico::log::Level>(level)); }, "level"_a,

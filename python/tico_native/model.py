@@ -105,6 +105,17 @@ class CircleModel:
         """The summary ``tico-circle inspect`` prints (same flags), as a string."""
         return self._native.inspect(tensors, operators, buffers, verify, as_json)
 
+    @property
+    def incremental_manifest(self) -> dict | None:
+        """The incremental-strategies manifest (``incremental.manifest.v1``, docs/incremental.md)
+        of a model converted with ``incremental=...``, parsed; None for other models."""
+        text = self._native.incremental_manifest()
+        if text is None:
+            return None
+        import json
+
+        return json.loads(text)
+
     # -- running -----------------------------------------------------------------------------
 
     def __call__(self, *args: Any, **kwargs: Any):

@@ -25,6 +25,8 @@ def test_converting_writes_no_file(cnn_program, tmp_path, monkeypatch):
     circle = tico_native.convert_from_exported_program(cnn_program)
     circle(torch.randn(2, 3, 16, 16))
     circle.inspect()
+    # Incremental strategies too: packaging and validation against the monolith stay in memory.
+    tico_native.convert_from_exported_program(cnn_program, incremental=True).incremental_manifest
     assert listing(tmpdir, workdir) == {tmpdir: [], workdir: []}
 
 

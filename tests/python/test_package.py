@@ -16,12 +16,17 @@ def parameters(fn):
 
 def test_entry_points_mirror_the_original():
     empty = inspect.Parameter.empty
+    # tico's own addition is keyword-only (incremental strategies, docs/incremental.md), so
+    # positional calls stay the original's.
     assert parameters(tico_native.convert) == [
         ("module", empty), ("args", empty), ("kwargs", None), ("dynamic_shapes", None),
-        ("pipeline", None), ("config", None), ("strict", True)]
+        ("pipeline", None), ("config", None), ("strict", True), ("incremental", None)]
     assert parameters(tico_native.convert_from_exported_program) == [
-        ("exported_program", empty), ("pipeline", None), ("config", None)]
-    assert parameters(tico_native.convert_from_pt2) == [("pt2_path", empty), ("pipeline", None), ("config", None)]
+        ("exported_program", empty), ("pipeline", None), ("config", None), ("incremental", None)]
+    assert parameters(tico_native.convert_from_pt2) == [
+        ("pt2_path", empty), ("pipeline", None), ("config", None), ("incremental", None)]
+    for entry in (tico_native.convert, tico_native.convert_from_exported_program, tico_native.convert_from_pt2):
+        assert inspect.signature(entry).parameters["incremental"].kind is inspect.Parameter.KEYWORD_ONLY
     assert isinstance(inspect.getattr_static(tico_native.CircleModel, "load"), staticmethod)
     for name in ("save", "__call__", "inspect"):
         assert callable(getattr(tico_native.CircleModel, name))
