@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <exception>
@@ -34,8 +35,29 @@ thread_local bool inside_part = false;
 
 // Workers that live for the whole process and sleep on a condition variable between calls.
 // Starting threads on every call cost tens of microseconds per small operator; spinning workers
-// (OpenMP's default wait policy) made two-thread runs 5-12x slower whenever the machine had other
-// work, as shared CI machines do. Waking sleeping workers costs a few microseconds.
+// (OpenMP's default wait policy, 200 ms) made two-thread runs 5-12x slower whenever the machine
+// had other work, as shared CI machines do. Waking a sleeping worker costs a futex call and,
+// when its core has gone idle, the core's wake-up: measured, about 40 us per operator, which
+// took all the gain of a second thread on products of 65 rows (a 65 x 256 x 1024 product:
+// 170 us on one thread, 85 us on two spinning ones). So waiting spins for a short, bounded
+// while (kSpin) before it sleeps: back-to-back operators find their workers awake, and an idle
+// interpreter costs at most kSpin of CPU per call.
+constexpr auto kSpin = std::chrono::microseconds(50);
+
+// Spins until done() or kSpin has passed; true when done() held.
+template <typename Done> bool spinFor(Done done) {
+  const auto until = std::chrono::steady_clock::now() + kSpin;
+  for (int i = 0;; ++i) {
+    if (done())
+      return true;
+    if ((i & 63) == 63 && std::chrono::steady_clock::now() >= until)
+      return false;
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+  }
+}
+
 class Pool {
 public:
   explicit Pool(int workers) {
@@ -54,14 +76,21 @@ public:
       std::lock_guard<std::mutex> lock(mutex_);
       job.unfinished = parts;
       job_ = &job;
-      ++generation_;
+      generation_.fetch_add(1);
     }
     wake_.notify_all();
     const int64_t done = takeParts(job);
-    std::unique_lock<std::mutex> lock(mutex_);
-    job.unfinished -= done;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      job.unfinished -= done;
+    }
     // The job lives on this stack frame: wait until no worker still holds it.
-    finished_.wait(lock, [&] { return job.unfinished == 0 && job.users == 0; });
+    const auto finished = [&] { return job.unfinished.load() == 0 && job.users.load() == 0; };
+    if (!spinFor(finished)) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      finished_.wait(lock, finished);
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
     job_ = nullptr;
     return true;
   }
@@ -71,18 +100,19 @@ private:
     const std::function<void(int64_t)> *part;
     int64_t parts;
     std::atomic<int64_t> next{0};
-    int64_t unfinished = 0; // guarded by mutex_
-    int users = 0;          // workers inside takeParts; guarded by mutex_
+    std::atomic<int64_t> unfinished{0}; // changed under mutex_ (then finished_ is notified); read by spinning
+    std::atomic<int> users{0};          // workers inside takeParts; likewise
   };
 
   void work() {
     uint64_t seen = 0;
     for (;;) {
       Job *job = nullptr;
+      spinFor([&] { return generation_.load() != seen; });
       {
         std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait(lock, [&] { return generation_ != seen; });
-        seen = generation_;
+        wake_.wait(lock, [&] { return generation_.load() != seen; });
+        seen = generation_.load();
         job = job_;
         if (job == nullptr)
           continue;
@@ -110,8 +140,8 @@ private:
   std::mutex busy_;  // one parallelFor at a time uses the workers
   std::mutex mutex_; // guards job_, generation_ and the jobs' counters
   std::condition_variable wake_, finished_;
-  Job *job_ = nullptr;
-  uint64_t generation_ = 0;
+  Job *job_ = nullptr;                // guarded by mutex_
+  std::atomic<uint64_t> generation_{0}; // changed under mutex_; read by spinning workers
 };
 
 Pool &pool() {
