@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <cstdio>
 #include <set>
 
@@ -33,6 +34,32 @@ struct Fnv {
     bytes(s.data(), s.size());
   }
 };
+
+// An input's contents as one 64-bit word, 8 bytes at a time through xxHash64's round (multiply,
+// rotate, multiply) and its final avalanche: about 0.1 ns per byte, where FNV-1a's byte loop
+// took 1 ns (half of the tiny CLIP's 6 us of dispatch per step went to hashing its 3 KiB image).
+// Like FNV it identifies, it does not authenticate.
+uint64_t contentHash(const void *data, std::size_t n) {
+  constexpr uint64_t kP1 = 11400714785074694791ull, kP2 = 14029467366897019727ull, kP3 = 1609587929392839161ull;
+  const auto rotl = [](uint64_t x, int r) { return (x << r) | (x >> (64 - r)); };
+  const auto *p = static_cast<const unsigned char *>(data);
+  uint64_t h = kP3 + n;
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t word;
+    std::memcpy(&word, p + i, 8);
+    h ^= rotl(word * kP2, 31) * kP1;
+    h = rotl(h, 27) * kP1 + kP3;
+  }
+  for (; i < n; ++i)
+    h = rotl(h ^ (p[i] * kP1), 11) * kP2;
+  h ^= h >> 33;
+  h *= kP2;
+  h ^= h >> 29;
+  h *= kP3;
+  h ^= h >> 32;
+  return h;
+}
 
 double since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
@@ -329,10 +356,10 @@ void Runtime::setInput(std::size_t index, std::shared_ptr<const TensorData> valu
   for (int64_t d : value->sizes)
     f.u64(static_cast<uint64_t>(d));
   if (value->isContiguous())
-    f.bytes(value->data(), value->nbytes());
+    f.u64(contentHash(value->data(), value->nbytes()));
   else {
     const auto bytes = value->contiguousBytes();
-    f.bytes(bytes.data(), bytes.size());
+    f.u64(contentHash(bytes.data(), bytes.size()));
   }
   setInput(index, std::move(value), f.h);
   impl_->pending_seconds += since(start);

@@ -84,13 +84,14 @@ public:
       std::lock_guard<std::mutex> lock(mutex_);
       job.unfinished -= done;
     }
-    // The job lives on this stack frame: wait until no worker still holds it.
+    // The job lives on this stack frame: wait until no worker still holds it. The spin only
+    // saves the sleep; the check that counts is the one under the lock, in the same critical
+    // section that retracts the job, so a worker that wakes late cannot pick it up after the
+    // check and use it once this frame is gone.
     const auto finished = [&] { return job.unfinished.load() == 0 && job.users.load() == 0; };
-    if (!spinFor(finished)) {
-      std::unique_lock<std::mutex> lock(mutex_);
-      finished_.wait(lock, finished);
-    }
-    std::lock_guard<std::mutex> lock(mutex_);
+    spinFor(finished);
+    std::unique_lock<std::mutex> lock(mutex_);
+    finished_.wait(lock, finished);
     job_ = nullptr;
     return true;
   }
