@@ -435,6 +435,56 @@ def test_three_inputs_quantized(tmp_path):
     assert stats["mismatches"] == 0
 
 
+@pytest.mark.parametrize("activations", ["uint8", "int16"])
+def test_clip_quantized_g9(clip, tmp_path, activations):
+    """G9 as far as ptq quantizes this fixture: the CLIP fixture through ptq (random
+    calibration, the uint8 recipe and an int16-activation / int8-weight one): quantized weights
+    in both towers, G1 strategies bitwise equal to the monolith over 1,000 seeded sequences,
+    one contract per retained tensor on both sides of the frontier (dtype and parameters), G4 a
+    budget below every frontier gives the monolith alone, G5 the file at most 1.05 x the
+    quantized monolith's (1.13 x before the writer shared quantization tables and names
+    between subgraphs)."""
+    source = Path(os.environ.get("TICO_SOURCE_DIR", Path(__file__).resolve().parents[2]))
+    text = (source / "configs/quant/cnn-uint8.yaml").read_text()
+    assert "activations: uint8\n" in text and "weights: uint8\n" in text
+    recipe = tmp_path / f"clip-{activations}.yaml"
+    recipe.write_text(text.replace("activations: uint8\n", f"activations: {activations}\n")
+                      .replace("weights: uint8\n", "weights: int8\n" if activations == "int16" else "weights: uint8\n"))
+    quant = ["--quant", str(recipe), "--calibration", "random", "--no-progress"]
+    group = ["--incremental", "--incremental-group", "input_ids+attention_mask"]
+    convert(clip / "clip.pt2", tmp_path / "plain.circle", *quant)
+    convert(clip / "clip.pt2", tmp_path / "q.circle", *quant, *group)
+    verify(tmp_path / "q.circle")
+    manifest = json.loads(sidecar(tmp_path / "q.circle").read_text())
+    names = [s["name"] for s in manifest["strategies"]]
+    assert names == ["monolithic", "changed_pixel_values", "changed_input_ids+attention_mask", "all_changed"], names
+    # Both towers read quantized weights. ptq's default float_islands=avoid leaves this
+    # fixture's activations float (every layer touches a layer norm, GELU or the normalised
+    # embeddings, which have no integer kernel), so its G9 is the weight-quantized CLIP.
+    inspect = subprocess.run([TICO_CIRCLE, "inspect", "--json", "--tensors", str(tmp_path / "q.circle")],
+                             capture_output=True, text=True)
+    assert inspect.returncode == 0, inspect.stderr
+    weight_type = "INT8" if activations == "int16" else "UINT8"
+    for index, sg in enumerate(json.loads(inspect.stdout)["subgraphs"]):
+        if sg["name"].startswith("region_") or index == 0:
+            codes = [t for t in sg["tensors"] if t.get("quantization") and t["type"] == weight_type]
+            assert len(codes) >= 8, f"subgraph {sg['name']}: {len(codes)} quantized weights"
+    # One contract per retained tensor: what a region writes is what the tail reads.
+    produced = {o["name"]: o for c in manifest["callables"] for o in c["outputs"] if o.get("retained")}
+    for c in manifest["callables"]:
+        for i in c["inputs"]:
+            if i["name"] in produced:
+                assert i["dtype"] == produced[i["name"]]["dtype"] and i["qparams"] == produced[i["name"]]["qparams"], i
+    stats = replay(tmp_path / "q.circle", 1000, "--int-bound", f"input_ids={VOCAB}", "--seed", "21")
+    print(f"G9 {activations}:", stats, "retained:", [(r["name"], r["dtype"]) for r in manifest["retained"]],
+          "file:", (tmp_path / "q.circle").stat().st_size, "monolith:", (tmp_path / "plain.circle").stat().st_size)
+    assert stats["mismatches"] == 0 and stats["sequences"] == 1000
+    assert (tmp_path / "q.circle").stat().st_size <= 1.05 * (tmp_path / "plain.circle").stat().st_size
+    convert(clip / "clip.pt2", tmp_path / "tight.circle", *quant, *group, "--incremental-budget", "16")
+    tight = json.loads(sidecar(tmp_path / "tight.circle").read_text())
+    assert [s["name"] for s in tight["strategies"]] == ["monolithic"], tight["strategies"]
+
+
 def test_mutated_buffer_is_rejected_with_its_reason(tmp_path):
     torch.manual_seed(2)
     pt2 = export(CountsCalls(), (torch.randn(1, 16), torch.randn(1, 16)), tmp_path / "mut.pt2")

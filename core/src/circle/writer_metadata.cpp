@@ -7,6 +7,9 @@
 #include "writer_detail.h"
 
 #include <algorithm>
+#include <map>
+#include <tuple>
+#include <vector>
 
 namespace tico::circle_writer {
 namespace {
@@ -23,12 +26,30 @@ Offset<circle::OperatorCode> buildOperatorCode(FlatBufferBuilder &fbb, const Cir
                                     static_cast<circle::BuiltinOperator>(code.builtin_code));
 }
 
-Offset<circle::Tensor> buildTensor(FlatBufferBuilder &fbb, const CircleTensor &tensor) {
+// Quantization tables already written, by content: a tensor that several subgraphs declare
+// (a weight read by the monolith and by an incremental region) has one table, its per-channel
+// scales and zero points written once and referenced from every tensor table (FlatBuffers
+// objects may be referenced more than once). Tables with details (MX) are written each time.
+using QuantizationKey = std::tuple<std::vector<float>, std::vector<float>, std::vector<float>, std::vector<int64_t>, int32_t>;
+using QuantizationTables = std::map<QuantizationKey, Offset<circle::QuantizationParameters>>;
+
+Offset<circle::QuantizationParameters> quantizationTable(FlatBufferBuilder &fbb, const circle::QuantizationParametersT &q,
+                                                         QuantizationTables &written) {
+  if (q.details.type != circle::QuantizationDetails::NONE)
+    return circle::CreateQuantizationParameters(fbb, &q);
+  auto [it, fresh] = written.try_emplace(QuantizationKey{q.min, q.max, q.scale, q.zero_point, q.quantized_dimension});
+  if (fresh)
+    it->second = circle::CreateQuantizationParameters(fbb, &q);
+  return it->second;
+}
+
+Offset<circle::Tensor> buildTensor(FlatBufferBuilder &fbb, const CircleTensor &tensor, QuantizationTables &written) {
   auto shape = fbb.CreateVector(tensor.shape);
-  auto name = fbb.CreateString(tensor.name);
+  // Names repeat across subgraphs (regions name their tensors as the monolith does): written once.
+  auto name = fbb.CreateSharedString(tensor.name);
   Offset<circle::QuantizationParameters> quantization;
   if (tensor.quantization)
-    quantization = circle::CreateQuantizationParameters(fbb, tensor.quantization.get());
+    quantization = quantizationTable(fbb, *tensor.quantization, written);
   // An empty signature would make the ONE runtime treat the tensor as rank 0.
   Offset<flatbuffers::Vector<int32_t>> signature;
   if (!tensor.shape_signature.empty())
@@ -48,11 +69,12 @@ Offset<circle::Operator> buildOperator(FlatBufferBuilder &fbb, const CircleOpera
                                 options, custom);
 }
 
-Offset<circle::SubGraph> buildSubGraph(FlatBufferBuilder &fbb, const CircleSubGraph &subgraph) {
+Offset<circle::SubGraph> buildSubGraph(FlatBufferBuilder &fbb, const CircleSubGraph &subgraph,
+                                       QuantizationTables &quantization) {
   std::vector<Offset<circle::Tensor>> tensors;
   tensors.reserve(subgraph.tensors.size());
   for (const auto &tensor : subgraph.tensors)
-    tensors.push_back(buildTensor(fbb, tensor));
+    tensors.push_back(buildTensor(fbb, tensor, quantization));
   std::vector<Offset<circle::Operator>> operators;
   operators.reserve(subgraph.operators.size());
   for (const auto &op : subgraph.operators)
@@ -129,8 +151,9 @@ void buildMetadata(const CircleModel &model, const CircleWriteOptions &options, 
 
   std::vector<Offset<circle::SubGraph>> subgraphs;
   subgraphs.reserve(model.subgraphs.size());
+  QuantizationTables quantization;
   for (const auto &subgraph : model.subgraphs)
-    subgraphs.push_back(buildSubGraph(fbb, subgraph));
+    subgraphs.push_back(buildSubGraph(fbb, subgraph, quantization));
   auto subgraph_vec = fbb.CreateVector(subgraphs);
 
   auto description = fbb.CreateString(model.description);
