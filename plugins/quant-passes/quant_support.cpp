@@ -227,6 +227,14 @@ std::optional<std::vector<Value *>> leadingValues(const Node &node, std::size_t 
   return out;
 }
 
+// RMS_NORM's gamma when it is a float32 constant (its quantized kernel reads it as it is), else null.
+const Value *floatConstantGamma(const Node &node) {
+  if (node.opId() != cops::rms_norm_default || node.numArgs() < 2 || !node.arg(1).isValue())
+    return nullptr;
+  const Value *gamma = node.input(1);
+  return gamma->isConstant() && gamma->dtype() == DType::Float32 ? gamma : nullptr;
+}
+
 // softmax over the last dim (Circle's SOFTMAX has no axis), no dtype conversion.
 bool lastDimSoftmax(const Node &node) {
   if (node.numArgs() < 2 || !node.arg(0).isValue() || !node.arg(1).isInt())
@@ -249,10 +257,8 @@ std::optional<std::vector<Value *>> quantizedDataInputs(const Node &node) {
     return leadingValues(node, 1);
   if (op == cops::rms_norm_default) {
     // x, and gamma unless it is absent or a float constant (the kernel takes a float gamma).
-    if (node.numArgs() < 2 || node.arg(1).isNone() ||
-        (node.arg(1).isValue() && node.input(1)->isConstant() && node.input(1)->dtype() == DType::Float32))
-      return leadingValues(node, 1);
-    return leadingValues(node, 2);
+    const bool no_gamma = node.numArgs() < 2 || node.arg(1).isNone();
+    return leadingValues(node, no_gamma || floatConstantGamma(node) ? 1 : 2);
   }
   if (isQuantizedCompute(node) || op == aten::mul_Tensor || op == aten::mm_default || op == aten::bmm_default)
     return leadingValues(node, 2);
@@ -277,8 +283,7 @@ std::optional<std::vector<Value *>> quantizedDataInputs(const Node &node) {
 }
 
 bool takesFloatConstant(const Node &node, const Value *v) {
-  return node.opId() == cops::rms_norm_default && node.numArgs() > 1 && node.arg(1).isValue() && node.input(1) == v &&
-         v->isConstant() && v->dtype() == DType::Float32 && node.input(0) != v;
+  return v != nullptr && floatConstantGamma(node) == v && node.input(0) != v;
 }
 
 bool keepsInputParams(const Node &node) { return isDataMovement(node) || isQuantizedPool(node); }

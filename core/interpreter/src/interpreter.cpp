@@ -355,7 +355,7 @@ std::vector<Tensor> CircleInterpreter::Impl::runSubgraph(uint32_t index, std::ve
         for (std::size_t k = 0; k < op.outputs.size(); ++k)
           if (const int64_t offset = step.output_offsets[k]; offset >= 0)
             planned[k] = {arena.get() + offset, compiled.plan.bytesOf(op.outputs[k])};
-        kernel_context.planOutputs(planned, arena);
+        kernel_context.planOutputs(std::move(planned), arena);
       }
       if (times == nullptr) {
         step.kernel->run(kernel_context);

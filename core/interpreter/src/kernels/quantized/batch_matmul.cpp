@@ -70,11 +70,7 @@ void runQuantizedBatchMatMul(KernelContext &ctx) {
         const Tensor a_rows{lhs.dtype, {M, K}, nullptr, reinterpret_cast<std::byte *>(a.data())};
         const Tensor b_rows{rhs.dtype, {N, K}, nullptr, reinterpret_cast<std::byte *>(b.data())};
         if (quant::integerLinear(a_rows, b_rows, M, N, K, q, acc)) { // 8-bit operands on the library
-          for (int64_t m = 0; m < M; ++m) {
-            for (int64_t n = 0; n < N; ++n)
-              codes[static_cast<std::size_t>(n)] = q.output(acc[static_cast<std::size_t>(m * N + n)], 0);
-            quant::storeCodes(codes.data(), N, out, (batch * M + m) * N);
-          }
+          quant::storeLinearOutputs(acc, M, N, q, out, batch * M);
           continue;
         }
         for (int64_t m = 0; m < M; ++m) {

@@ -32,7 +32,6 @@ bool convolveOnLibrary(const Tensor &input, const Tensor &filter, const ConvGeom
   ScratchArray<uint8_t> columns(static_cast<std::size_t>(std::min(block, positions) * depth));
   const auto fill = static_cast<uint8_t>(q.input_zero); // the code of real 0, in the input's bytes
   std::vector<int64_t> acc;
-  std::vector<int64_t> codes(static_cast<std::size_t>(geo.out_channels));
   for (int64_t p0 = 0; p0 < positions; p0 += block) {
     const int64_t count = std::min(block, positions - p0);
     parallelFor(count, std::max<int64_t>(1, 65536 / depth), [&](int64_t r0, int64_t r1) {
@@ -58,12 +57,7 @@ bool convolveOnLibrary(const Tensor &input, const Tensor &filter, const ConvGeom
         return false; // the loops compute it all
       throw Error("the integer product became unavailable during a convolution");
     }
-    for (int64_t r = 0; r < count; ++r) {
-      for (int64_t oc = 0; oc < geo.out_channels; ++oc)
-        codes[static_cast<std::size_t>(oc)] =
-            q.output(acc[static_cast<std::size_t>(r * geo.out_channels + oc)], static_cast<std::size_t>(oc));
-      quant::storeCodes(codes.data(), geo.out_channels, out, (p0 + r) * geo.out_channels);
-    }
+    quant::storeLinearOutputs(acc, count, geo.out_channels, q, out, p0);
   }
   return true;
 }

@@ -34,14 +34,7 @@ void runQuantizedFullyConnected(KernelContext &ctx) {
   }
   Tensor &out = ctx.allocateOutput(0, std::move(shape));
   if (std::vector<int64_t> acc; quant::integerLinear(input, weights, rows, units, depth, q, acc)) {
-    parallelFor(rows, std::max<int64_t>(1, 65536 / std::max<int64_t>(1, units)), [&](int64_t r0, int64_t r1) {
-      std::vector<int64_t> codes(static_cast<std::size_t>(units));
-      for (int64_t r = r0; r < r1; ++r) {
-        for (int64_t u = 0; u < units; ++u)
-          codes[static_cast<std::size_t>(u)] = q.output(acc[static_cast<std::size_t>(r * units + u)], static_cast<std::size_t>(u));
-        quant::storeCodes(codes.data(), units, out, r * units);
-      }
-    });
+    quant::storeLinearOutputs(acc, rows, units, q, out, 0);
     return;
   }
   quant::dispatchLinear(input.dtype, weights.dtype, [&](auto x_tag, auto w_tag, auto acc_tag) {

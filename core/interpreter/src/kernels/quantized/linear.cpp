@@ -99,16 +99,17 @@ bool integerLinear(const Tensor &x, const Tensor &w, int64_t rows, int64_t units
     return false;
   const auto count = [](int64_t a, int64_t b) { return static_cast<std::size_t>(a * b); };
   // Activations as uint8 (int8 codes + 128), weights as int8 (uint8 codes − 128).
+  const int32_t x_zero = q.input_zero + (x.dtype == DType::Int8 ? 128 : 0);
+  if (x_zero < 0 || x_zero > 255)
+    return false; // not a uint8 offset: the loops handle it
   ScratchArray<uint8_t> shifted_x;
   const uint8_t *xu = x.as<uint8_t>();
-  int32_t x_zero = q.input_zero;
   if (x.dtype == DType::Int8) {
     shifted_x = ScratchArray<uint8_t>(count(rows, depth));
     const int8_t *src = x.as<int8_t>();
     for (std::size_t i = 0; i < shifted_x.size(); ++i)
       shifted_x.data()[i] = static_cast<uint8_t>(static_cast<int32_t>(src[i]) + 128);
     xu = shifted_x.data();
-    x_zero += 128;
   }
   ScratchArray<int8_t> shifted_w;
   const int8_t *ws = w.as<int8_t>();
@@ -121,8 +122,6 @@ bool integerLinear(const Tensor &x, const Tensor &w, int64_t rows, int64_t units
     ws = shifted_w.data();
     w_shift = 128;
   }
-  if (x_zero < 0 || x_zero > 255)
-    return false; // not a uint8 offset: the loops handle it
   ScratchArray<int32_t> product(count(rows, units));
   integerGemmU8S8(rows, units, depth, xu, depth, static_cast<uint8_t>(x_zero), ws, depth, product.data(), units);
   acc.resize(count(rows, units));
@@ -139,6 +138,20 @@ bool integerLinear(const Tensor &x, const Tensor &w, int64_t rows, int64_t units
     }
   });
   return true;
+}
+
+void storeLinearOutputs(const std::vector<int64_t> &acc, int64_t rows, int64_t units, const LinearQuant &q, Tensor &out,
+                        int64_t first_row) {
+  const bool per_tensor = q.multiplier.size() == 1;
+  parallelFor(rows, std::max<int64_t>(1, 65536 / std::max<int64_t>(1, units)), [&](int64_t r0, int64_t r1) {
+    std::vector<int64_t> codes(static_cast<std::size_t>(units));
+    for (int64_t r = r0; r < r1; ++r) {
+      for (int64_t u = 0; u < units; ++u)
+        codes[static_cast<std::size_t>(u)] =
+            q.output(acc[static_cast<std::size_t>(r * units + u)], per_tensor ? 0 : static_cast<std::size_t>(u));
+      storeCodes(codes.data(), units, out, (first_row + r) * units);
+    }
+  });
 }
 
 } // namespace tico::interp::quant

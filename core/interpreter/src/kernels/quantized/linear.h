@@ -90,6 +90,10 @@ template <typename F> void dispatchLinear(DType input, DType weights, F &&f) {
 // applied through the activation row sums: Σ (x − zx)(w − zw) = Σ (x − zx) w' − zw' Σ (x − zx).
 bool integerLinear(const Tensor &x, const Tensor &w, int64_t rows, int64_t units, int64_t depth, const LinearQuant &q,
                    std::vector<int64_t> &acc);
+// The output stage of integerLinear's accumulators: row r's codes (channel u's multiplier and
+// bias, or channel 0's when the parameters are per tensor) go to `out` from row first_row + r.
+void storeLinearOutputs(const std::vector<int64_t> &acc, int64_t rows, int64_t units, const LinearQuant &q, Tensor &out,
+                        int64_t first_row);
 
 // Σ (a[i] − a_zero)(b[i] − b_zero) over n elements.
 template <typename Acc, typename A, typename B>
