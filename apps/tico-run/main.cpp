@@ -17,7 +17,6 @@
 #include <chrono>
 #include <cstring>
 #include <limits>
-#include <set>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -233,11 +232,6 @@ int run(int argc, char **argv) {
     dumper = std::make_shared<tico::run::GraphDumper>(graph_dump_dir);
     options.on_stage = [dumper](const std::string &title, const tico::Graph &g) { dumper->dump(title, g); };
   }
-  // The program's writes to buffers and inputs, as the stages see them before state-writes drops
-  // them: a Circle model has no trace of them, but an incremental strategy would skip them.
-  std::shared_ptr<std::set<std::string>> state_writes;
-  if (incremental)
-    state_writes = tico::collectStateWrites(options);
   if (fs::path(input).extension() == ".tir") {
     tico::ParseOptions parse_options;
     parse_options.file_name = input;
@@ -253,7 +247,9 @@ int run(int argc, char **argv) {
     request.max_strategies = incremental_max_strategies;
     if (!incremental_budget.empty())
       request.budget = static_cast<int64_t>(tico::parseByteSize(incremental_budget));
-    request.state_writes.assign(state_writes->begin(), state_writes->end());
+    // The program's writes to buffers and inputs, as the stages saw them before state-writes
+    // dropped them: the Circle model has no trace of them, but a strategy would skip them.
+    request.state_writes.assign(result.state_writes.begin(), result.state_writes.end());
     if (fs::path(input).extension() == ".pt2")
       request.example_inputs = input;
     request.fused = incremental_fused;

@@ -14,7 +14,6 @@
 
 #include <algorithm>
 #include <optional>
-#include <set>
 
 namespace nb = nanobind;
 
@@ -122,9 +121,6 @@ nb::bytes Converter::convert(ConversionOptions &options, const std::vector<std::
       request->example_inputs = options.input_path;
     exposeStateWrites(manifest);
   }
-  std::shared_ptr<std::set<std::string>> state_writes;
-  if (request)
-    state_writes = collectStateWrites(options);
   try {
     manifest.validate(registry_);
   } catch (const Error &e) {
@@ -142,7 +138,7 @@ nb::bytes Converter::convert(ConversionOptions &options, const std::vector<std::
     try {
       ConversionResult converted = tico::convert(registry_, manifest, options);
       if (request) {
-        request->state_writes.assign(state_writes->begin(), state_writes->end());
+        request->state_writes.assign(converted.state_writes.begin(), converted.state_writes.end());
         addIncrementalStrategies(registry_, *converted.model, *request, requireValidCircleModel);
       }
       serializeCircleInto(*converted.model, [&](std::size_t size) -> std::byte * {

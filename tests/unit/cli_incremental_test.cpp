@@ -101,6 +101,38 @@ TEST(CliIncremental, APipelineStageRunsThePassAndGetsTheSidecar) {
   EXPECT_NE(sidecar["rejected"][0]["reason"].get<std::string>().find("max_strategies (1) reached"), std::string::npos);
 }
 
+TEST(CliIncremental, APipelineStageSeesTheProgramsStateWrites) {
+  // kModel plus a call counter the program writes back: state-writes drops the write-back
+  // before lowering, so the Circle model shows nothing, yet every strategy would skip it.
+  ScratchDir dir;
+  writeAll(dir / "m.tir", "graph @main {\n"
+                          "  buffer %calls: f32[1] \"calls\" = dense<[0.0]>\n"
+                          "  input %x: f32[2, 8]\n"
+                          "  input %y: f32[2, 8]\n"
+                          "  %tx: f32[2, 8] = aten::tanh.default(%x)\n"
+                          "  %sy: f32[2, 8] = aten::sigmoid.default(%y)\n"
+                          "  %s: f32[2, 8] = aten::add.Tensor(%tx, %sy)\n"
+                          "  %m: f32[2, 8] = aten::mul.Tensor(%s, %tx)\n"
+                          "  %n: f32[1] = aten::add.Scalar(%calls, 1.0)\n"
+                          "  return %m, buffer_mutation \"calls\" %n\n"
+                          "}\n");
+  writeAll(dir / "p.yaml", "schema: tico.pipeline/v1\n"
+                           "stages:\n"
+                           "  - name: prepare\n"
+                           "    passes: [remove-nop, state-writes]\n"
+                           "  - name: incremental\n"
+                           "    kind: circle\n"
+                           "    passes: [incremental-strategies]\n");
+  const ToolResult r = runTool(TICO_RUN_PATH, {"m.tir", "--pipeline", "p.yaml", "-o", "m.circle"}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto sidecar = nlohmann::json::parse(readAll(dir / "m.incremental.json"));
+  ASSERT_EQ(sidecar["strategies"].size(), 1u) << sidecar.dump(2);
+  EXPECT_EQ(sidecar["strategies"][0]["name"], "monolithic");
+  ASSERT_EQ(sidecar["rejected"].size(), 2u) << sidecar.dump(2);
+  for (const auto &rejected : sidecar["rejected"])
+    EXPECT_NE(rejected["reason"].get<std::string>().find("mutates 'calls'"), std::string::npos) << rejected.dump();
+}
+
 TEST(CliIncremental, VerifyFindsAManifestThatDisagreesWithTheFile) {
   Converted c;
   ASSERT_EQ(c.made.exit_code, 0) << c.made.output;

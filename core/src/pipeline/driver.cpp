@@ -3,6 +3,7 @@
 #include "tico/circle/circle_pass.h"
 #include "tico/circle/serializer.h"
 #include "tico/circle/writer.h"
+#include "tico/pipeline/incremental.h"
 #include "tico/ir/text.h"
 #include "tico/support/error.h"
 #include "tico/support/log.h"
@@ -99,7 +100,12 @@ std::unique_ptr<Graph> loadModel(const Registry &registry, std::shared_ptr<const
 
 ConversionResult convert(const Registry &registry, const Manifest &manifest, const ConversionOptions &options) {
   ConversionResult result;
-  const Manifest pipeline = manifest.resolved(); // config aliases in the options, lowering explicit
+  Manifest pipeline = manifest.resolved(); // config aliases in the options, lowering explicit
+  // A Circle stage that runs incremental-strategies gets the program's state writes, as
+  // tico-run --incremental does: they are only visible before state-writes drops them.
+  const bool stage_runs_incremental = runsIncrementalStrategies(pipeline);
+  if (stage_runs_incremental)
+    exposeStateWrites(pipeline);
   const bool verify_each = options.verify_each || pipeline.verify_each;
   // The manifest's calibration block (Manifest::load made its path usable from here), then
   // what the caller gave on top.
@@ -125,6 +131,7 @@ ConversionResult convert(const Registry &registry, const Manifest &manifest, con
     options.dump_ir("after frontend", printGraph(*graph));
   if (options.on_stage)
     options.on_stage("frontend", *graph);
+  noteStateWrites(*graph, result.state_writes);
 
   std::vector<PhaseTiming> *pass_timings = options.time_passes ? &result.pass_timings : nullptr;
   TimingInstrumentation<Graph> graph_timing(pass_timings);
@@ -152,7 +159,10 @@ ConversionResult convert(const Registry &registry, const Manifest &manifest, con
     }
     auto stage_start = Clock::now();
     if (stage.kind == StageKind::Circle) {
-      bool changed = runStage(registry, stage, *model, verify_each, &model_timing, options.verify_circle);
+      Stage with_writes = stage;
+      if (stage_runs_incremental)
+        passStateWrites(with_writes, result.state_writes);
+      bool changed = runStage(registry, with_writes, *model, verify_each, &model_timing, options.verify_circle);
       result.timings.push_back({"circle stage " + stage.name, since(stage_start)});
       TICO_INFO << "Circle stage '" << stage.name << "' " << (changed ? "changed the model" : "made no change");
       continue;
@@ -165,6 +175,7 @@ ConversionResult convert(const Registry &registry, const Manifest &manifest, con
       options.dump_ir("after stage " + stage.name, printGraph(*graph));
     if (options.on_stage)
       options.on_stage("stage " + stage.name, *graph);
+    noteStateWrites(*graph, result.state_writes);
   }
   if (!model) {
     result.graph = std::move(graph);

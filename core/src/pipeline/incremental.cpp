@@ -41,17 +41,31 @@ void exposeStateWrites(Manifest &manifest) {
   }
 }
 
-std::shared_ptr<std::set<std::string>> collectStateWrites(ConversionOptions &options) {
-  auto writes = std::make_shared<std::set<std::string>>();
-  auto previous = options.on_stage;
-  options.on_stage = [previous, writes](const std::string &title, const Graph &g) {
-    for (const auto &out : g.outputs())
-      if (out.kind != OutputKind::User)
-        writes->insert(out.target);
-    if (previous)
-      previous(title, g);
-  };
-  return writes;
+void noteStateWrites(const Graph &graph, std::set<std::string> &writes) {
+  for (const auto &out : graph.outputs())
+    if (out.kind != OutputKind::User)
+      writes.insert(out.target);
+}
+
+bool runsIncrementalStrategies(const Manifest &manifest) {
+  for (const auto &stage : manifest.stages)
+    if (stage.kind == StageKind::Circle)
+      for (const auto &pass : stage.passes)
+        if (pass.name == kPass)
+          return true;
+  return false;
+}
+
+void passStateWrites(Stage &stage, const std::set<std::string> &writes) {
+  for (auto &pass : stage.passes) {
+    if (pass.name != kPass || writes.empty())
+      continue;
+    std::set<std::string> all(writes);
+    if (auto it = pass.options.find("state_writes"); it != pass.options.end())
+      if (const auto *given = std::get_if<std::vector<std::string>>(&it->second))
+        all.insert(given->begin(), given->end());
+    pass.options["state_writes"] = std::vector<std::string>(all.begin(), all.end());
+  }
 }
 
 void addIncrementalStrategies(const Registry &registry, CircleModel &model, const IncrementalRequest &request,

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,10 @@ struct ConversionResult {
   std::vector<PhaseTiming> timings;      // frontend, each stage, lowering, Circle stages, write
   std::vector<PhaseTiming> pass_timings; // with time_passes: one entry per pass execution
   std::vector<QuantizerMetric> quantizer_metrics; // what quantizers reported (per-layer losses, ...)
+  // The buffers and inputs the program writes: the targets of the mutation outputs seen after
+  // the frontend or any ATen-level stage. state-writes drops them before lowering, so a Circle
+  // model has no trace of them; incremental strategies must refuse to skip them.
+  std::set<std::string> state_writes;
 };
 
 // Runs one ATen-level stage (kind passes or quantize) on `graph` through a PassManager with the

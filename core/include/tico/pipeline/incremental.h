@@ -34,9 +34,17 @@ struct IncrementalRequest {
 // passes as two consecutive once-stages runs the same passes in the same order.
 void exposeStateWrites(Manifest &manifest);
 
-// Chains onto options.on_stage a collector of the buffers and inputs the program writes (its
-// non-user outputs, in every stage's graph); the set fills while the conversion runs.
-std::shared_ptr<std::set<std::string>> collectStateWrites(ConversionOptions &options);
+// Adds the targets of `graph`'s mutation outputs (buffers and inputs the program writes) to
+// `writes`. The driver calls it after the frontend and after each ATen-level stage
+// (ConversionResult::state_writes).
+void noteStateWrites(const Graph &graph, std::set<std::string> &writes);
+
+// True when a Circle stage of `manifest` runs incremental-strategies.
+bool runsIncrementalStrategies(const Manifest &manifest);
+
+// Adds `writes` to the state_writes option of every incremental-strategies invocation of
+// `stage` (a pass run from a pipeline stage sees only the Circle model, which has no state).
+void passStateWrites(Stage &stage, const std::set<std::string> &writes);
 
 // Runs incremental-strategies on `model` (an error naming the plugin when it is not loaded, or
 // the pass's error), then `verify` on the result.
