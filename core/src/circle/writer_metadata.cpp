@@ -43,19 +43,35 @@ Offset<circle::QuantizationParameters> quantizationTable(FlatBufferBuilder &fbb,
   return it->second;
 }
 
-Offset<circle::Tensor> buildTensor(FlatBufferBuilder &fbb, const CircleTensor &tensor, QuantizationTables &written) {
-  auto shape = fbb.CreateVector(tensor.shape);
+// Tensor tables already written, by content (name and quantization by their shared offsets):
+// a region subgraph declares the monolith's tensors again, with the same name, shape, type,
+// buffer and parameters, and references the monolith's table instead of repeating it.
+using TensorKey = std::tuple<uint32_t, std::vector<int32_t>, int8_t, uint32_t, uint32_t, bool, std::vector<int32_t>>;
+
+struct SharedTables {
+  QuantizationTables quantization;
+  std::map<TensorKey, Offset<circle::Tensor>> tensors;
+};
+
+Offset<circle::Tensor> buildTensor(FlatBufferBuilder &fbb, const CircleTensor &tensor, SharedTables &written) {
   // Names repeat across subgraphs (regions name their tensors as the monolith does): written once.
   auto name = fbb.CreateSharedString(tensor.name);
   Offset<circle::QuantizationParameters> quantization;
   if (tensor.quantization)
-    quantization = quantizationTable(fbb, *tensor.quantization, written);
+    quantization = quantizationTable(fbb, *tensor.quantization, written.quantization);
+  auto [it, fresh] = written.tensors.try_emplace(TensorKey{name.o, tensor.shape, static_cast<int8_t>(tensor.type),
+                                                           tensor.buffer, quantization.o, tensor.is_variable,
+                                                           tensor.shape_signature});
+  if (!fresh)
+    return it->second;
+  auto shape = fbb.CreateVector(tensor.shape);
   // An empty signature would make the ONE runtime treat the tensor as rank 0.
   Offset<flatbuffers::Vector<int32_t>> signature;
   if (!tensor.shape_signature.empty())
     signature = fbb.CreateVector(tensor.shape_signature);
-  return circle::CreateTensor(fbb, shape, tensor.type, tensor.buffer, name, quantization,
-                              tensor.is_variable, signature);
+  it->second = circle::CreateTensor(fbb, shape, tensor.type, tensor.buffer, name, quantization, tensor.is_variable,
+                                    signature);
+  return it->second;
 }
 
 Offset<circle::Operator> buildOperator(FlatBufferBuilder &fbb, const CircleOperator &op) {
@@ -69,12 +85,11 @@ Offset<circle::Operator> buildOperator(FlatBufferBuilder &fbb, const CircleOpera
                                 options, custom);
 }
 
-Offset<circle::SubGraph> buildSubGraph(FlatBufferBuilder &fbb, const CircleSubGraph &subgraph,
-                                       QuantizationTables &quantization) {
+Offset<circle::SubGraph> buildSubGraph(FlatBufferBuilder &fbb, const CircleSubGraph &subgraph, SharedTables &shared) {
   std::vector<Offset<circle::Tensor>> tensors;
   tensors.reserve(subgraph.tensors.size());
   for (const auto &tensor : subgraph.tensors)
-    tensors.push_back(buildTensor(fbb, tensor, quantization));
+    tensors.push_back(buildTensor(fbb, tensor, shared));
   std::vector<Offset<circle::Operator>> operators;
   operators.reserve(subgraph.operators.size());
   for (const auto &op : subgraph.operators)
@@ -151,9 +166,9 @@ void buildMetadata(const CircleModel &model, const CircleWriteOptions &options, 
 
   std::vector<Offset<circle::SubGraph>> subgraphs;
   subgraphs.reserve(model.subgraphs.size());
-  QuantizationTables quantization;
+  SharedTables shared;
   for (const auto &subgraph : model.subgraphs)
-    subgraphs.push_back(buildSubGraph(fbb, subgraph, quantization));
+    subgraphs.push_back(buildSubGraph(fbb, subgraph, shared));
   auto subgraph_vec = fbb.CreateVector(subgraphs);
 
   auto description = fbb.CreateString(model.description);
