@@ -653,6 +653,41 @@ TEST(CircleWriter, QuantizationSignaturesAndMetadataRoundTrip) {
   EXPECT_EQ(sig.outputs[0]->tensor_index, 5u);
 }
 
+TEST(CircleWriter, EqualTensorsAcrossSubgraphsShareOneTable) {
+  // A second subgraph that declares subgraph 0's tensors again (as an incremental region does)
+  // references their tables; a tensor that differs in any field gets its own.
+  CircleModel model = makeModel();
+  auto quant = std::make_shared<circle::QuantizationParametersT>();
+  quant->scale = {0.5f};
+  quant->zero_point = {3};
+  model.subgraphs[0].tensors[1].quantization = quant;
+  model.subgraphs[0].tensors[1].type = circle::TensorType::UINT8;
+  CircleSubGraph region = model.subgraphs[0];
+  region.name = "region";
+  region.tensors[2].shape.push_back(1); // differs from subgraph 0's tensor 2
+  model.subgraphs.push_back(region);
+
+  const auto bytes = serializeCircle(model);
+  ASSERT_TRUE(verifies(bytes));
+  const auto *subgraphs = circle::GetModel(bytes.data())->subgraphs();
+  const auto *main = subgraphs->Get(0)->tensors();
+  const auto *copy = subgraphs->Get(1)->tensors();
+  ASSERT_EQ(main->size(), copy->size());
+  for (uint32_t t = 0; t < main->size(); ++t)
+    EXPECT_EQ(main->Get(t) == copy->Get(t), t != 2) << "tensor " << t;
+  // Read back, every tensor is complete in both subgraphs.
+  const std::unique_ptr<circle::ModelT> decoded(circle::GetModel(bytes.data())->UnPack());
+  EXPECT_EQ(decoded->subgraphs[1]->tensors[1]->quantization->zero_point, (std::vector<int64_t>{3}));
+  EXPECT_EQ(decoded->subgraphs[1]->tensors[2]->shape.size(), model.subgraphs[0].tensors[2].shape.size() + 1);
+  EXPECT_EQ(decoded->subgraphs[1]->tensors[0]->name, model.subgraphs[0].tensors[0].name);
+  // Smaller than with every table repeated: the region's copies cost their offsets only.
+  CircleModel alone = makeModel();
+  alone.subgraphs[0].tensors[1].quantization = quant;
+  alone.subgraphs[0].tensors[1].type = circle::TensorType::UINT8;
+  const std::size_t one = serializeCircle(alone).size();
+  EXPECT_LT(bytes.size() - one, one / 2) << bytes.size() << " vs " << one;
+}
+
 TEST(CircleWriter, ModelWithoutSignaturesOrMetadataOmitsThem) {
   const auto bytes = serializeCircle(makeModel());
   const auto *root = circle::GetModel(bytes.data());
