@@ -3,15 +3,22 @@
 Exports the random-init dual encoder of tests/incremental/test_incremental.py (TinyClip, the
 same fixture the e2e tests convert; ``--size mid`` the design's mid-size G2 model built from
 it: width 256, 4 + 4 blocks, 64x64 image, 16 prompts x 32 tokens), converts it with ``tico-run --incremental`` (the text
-inputs grouped) and drives ``tico-circle serve-incremental`` (the runtime layer on the built-in
-interpreter, core/incremental-runtime):
+inputs grouped; with ``--quant uint8|int16`` through ptq first, G9) and drives
+``tico-circle serve-incremental`` (the runtime layer on the built-in interpreter,
+core/incremental-runtime):
 
 * G2, latency tracks MACs: for each strategy a trace file whose every step moves its group to a
   value never seen before, so every step after the first two runs that strategy on a warm cache
-  (``--steps`` of them, medians; MAC-based selection, so no step picks another strategy). Its
+  (``--steps`` of them; MAC-based selection, so no step picks another strategy). The strategy's
   median step time (the layer's own time included) over the median of the plain monolith runs
-  that ``--check`` makes between the steps (same machine state: a shared machine drifts) must be
-  <= its MAC ratio + 0.05.
+  made right after the trace must be <= its MAC ratio + 0.05. Both run back to back, as a
+  serving loop does; the measurement is repeated ``--repeats`` times (a shared machine drifts)
+  and the median ratio counts. Also reported: the ratio "after a monolith run", from the
+  ``--check`` replay whose monolith run before every step evicts the strategy's weights from the
+  caches (a pessimistic figure, not the goal's), and with ``--callgrind`` the design's
+  repeatable figure, instructions per step under valgrind's callgrind on one thread: the
+  difference between two trace lengths, over the same for a trace whose every step changes all
+  inputs (the monolith).
 * G3, dispatch overhead: the layer's time outside subgraph execution per step, median over the
   same all-hit steps replayed again back to back (no monolith runs between them), against the
   median of monolith runs after that trace: <= 2 % and, on the tiny fixture, <= 50 us. With
@@ -32,6 +39,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -55,7 +63,7 @@ def load_fixture(build: Path):
 SIZES = {"tiny": ({}, None), "mid": ({"width": 256, "blocks": 4, "image": 64, "tokens": 32}, 16)}
 
 
-def build_model(fixture, workdir: Path, size: str) -> Path:
+def build_model(fixture, workdir: Path, size: str, quant: list[str]) -> Path:
     import torch
 
     config, prompts = SIZES[size]
@@ -67,7 +75,7 @@ def build_model(fixture, workdir: Path, size: str) -> Path:
             torch.ones(prompts, tokens, dtype=torch.int64))
     pt2 = fixture.export(model, args, workdir / "clip.pt2")
     circle = workdir / "clip.circle"
-    fixture.convert(pt2, circle, "--incremental", "--incremental-group", "input_ids+attention_mask")
+    fixture.convert(pt2, circle, *quant, "--incremental", "--incremental-group", "input_ids+attention_mask")
     return circle
 
 
@@ -79,6 +87,31 @@ def serve(tico_circle: Path, circle: Path, *extra: str) -> dict:
     return json.loads(result.stdout)
 
 
+def instructions_per_step(tico_circle: Path, circle: Path, workdir: Path, line: str, pool: int, vocab: str) -> float:
+    """Instructions per trace step whose change is ``line``, under callgrind on one thread.
+
+    Two replays differing only in their number of steps: start-up, the first monolith run, the
+    refresh chain and the reference run cancel in the difference."""
+    counts = []
+    for steps in CALLGRIND_STEPS:
+        trace = workdir / f"callgrind-{steps}.trace"
+        trace.write_text("".join(line.format(k=k) + "\n" for k in range(1, steps + 1)))
+        result = subprocess.run(
+            ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", str(tico_circle), "serve-incremental",
+             str(circle), "--json", "--trace-file", str(trace), "--pool", str(pool), "--budget", "none",
+             "--int-bound", vocab, "--versions", "caller", "--mac-only", "--reference-runs", "1"],
+            capture_output=True, text=True, env={**os.environ, "TICO_INTERPRETER_THREADS": "1"})
+        found = re.search(r"Collected : (\d+)", result.stderr)
+        if result.returncode != 0 or not found:
+            sys.exit(f"callgrind run failed: {result.stderr[-2000:]}")
+        counts.append(int(found.group(1)))
+    return (counts[1] - counts[0]) / (CALLGRIND_STEPS[1] - CALLGRIND_STEPS[0])
+
+
+# Trace lengths of the two callgrind replays (their difference is what is counted).
+CALLGRIND_STEPS = (2, 4)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", type=Path, default=REPO_ROOT / "build")
@@ -87,6 +120,13 @@ def main() -> int:
                         help="tiny: the e2e fixture; mid: width 256, 4 + 4 blocks, 64x64 image, 16 x 32 tokens")
     parser.add_argument("--versions", choices=["content", "caller"], default="content",
                         help="content: the layer hashes the inputs (its time counts as overhead); caller: given")
+    parser.add_argument("--quant", choices=["none", "uint8", "int16"], default="none",
+                        help="G9: convert through ptq (random calibration) with uint8 or int16 activations")
+    parser.add_argument("--float-islands", choices=["avoid", "keep"], default="keep",
+                        help="with --quant: keep quantizes every activation (ptq's float_islands)")
+    parser.add_argument("--repeats", type=int, default=3, help="G2 measurements per strategy (median ratio)")
+    parser.add_argument("--callgrind", action="store_true",
+                        help="also count instructions per step under valgrind's callgrind (the repeatable G2 figure)")
     parser.add_argument("--workdir", type=Path)
     parser.add_argument("--enforce", action="store_true", help="exit 1 when a target is missed")
     args = parser.parse_args()
@@ -96,7 +136,8 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory() as tmp:
         workdir = args.workdir or Path(tmp)
-        circle = build_model(fixture, workdir, args.size)
+        quant = [] if args.quant == "none" else fixture.quant_args(workdir, args.quant, args.float_islands)
+        circle = build_model(fixture, workdir, args.size, quant)
         manifest = json.loads(circle.with_suffix(".incremental.json").read_text())
         results, missed = {}, []
         overheads = []
@@ -111,24 +152,37 @@ def main() -> int:
             trace.write_text("".join(f"{name}={k}\n" for k in range(1, args.steps + 2)))
             common = ["--trace-file", str(trace), "--pool", str(args.steps + 2), "--budget", "none",
                       "--int-bound", vocab, "--versions", args.versions, "--mac-only"]
+            # Back to back, as a serving loop runs; repeated, and the median ratio counts.
+            loops = sorted((serve(tico_circle, circle, *common) for _ in range(args.repeats)),
+                           key=lambda r: r["strategies"][strategy["name"]]["latency_ratio"])
+            loop = loops[len(loops) // 2]
+            # Parity, and the pessimistic figure: --check runs the monolith before every step.
             report = serve(tico_circle, circle, *common, "--check")
-            # G3 back to back, as a serving loop runs: the check's monolith runs between the steps
-            # would evict the layer's data from the caches and inflate its time.
-            loop = serve(tico_circle, circle, *common)
-            s = report["strategies"][strategy["name"]]
+            s = loop["strategies"][strategy["name"]]
             ok = s["latency_ratio"] <= strategy["mac_ratio"] + 0.05
             results[strategy["name"]] = {"steps": s["steps"], "median_ms": s["median_ms"],
-                                         "monolith_median_ms": report["latency"]["monolith_median_ms"],
+                                         "monolith_median_ms": loop["latency"]["monolith_median_ms"],
                                          "latency_ratio": s["latency_ratio"], "mac_ratio": strategy["mac_ratio"],
+                                         "latency_ratios": [r["strategies"][strategy["name"]]["latency_ratio"]
+                                                            for r in loops],
+                                         "latency_ratio_after_monolith":
+                                             report["strategies"][strategy["name"]]["latency_ratio"],
                                          "g2_ok": ok, "mismatches": report["check"]["mismatches"],
                                          "overhead_median_us": loop["overhead"]["median_us"],
                                          "overhead_fraction": loop["overhead"]["median_fraction_of_monolith"],
                                          "overhead_median_us_interleaved": report["overhead"]["median_us"]}
+            if args.callgrind:
+                results[strategy["name"]]["instructions_per_step"] = instructions_per_step(
+                    tico_circle, circle, workdir, name + "={k}", args.steps + 2, vocab)
             overheads.append(loop["overhead"])
             if report["check"]["mismatches"]:
                 missed.append(f"parity {strategy['name']}")
-            if not ok:
+            if not ok and args.size == "mid":  # the design sets G2 on the mid-size model
                 missed.append(f"G2 {strategy['name']}")
+        if args.callgrind:
+            monolith_instructions = instructions_per_step(tico_circle, circle, workdir, "all", args.steps + 2, vocab)
+            for r in results.values():
+                r["instruction_ratio"] = r["instructions_per_step"] / monolith_instructions
         overhead_us = max(o["median_us"] for o in overheads)
         overhead_fraction = max(o["median_fraction_of_monolith"] for o in overheads)
         # The design sets the 50 us bound on the tiny fixture; the 2 % bound holds everywhere.
@@ -149,17 +203,20 @@ def main() -> int:
             missed.append("G8")
 
     print(f"{'strategy':38} {'steps':>5} {'median ms':>10} {'monolith ms':>11} {'ratio':>7} {'MACs':>7} "
-          f"{'overhead us':>11}")
+          f"{'after mono':>10} {'instr':>7} {'overhead us':>11}")
     for name, r in results.items():
+        instr = f"{r['instruction_ratio']:7.3f}" if "instruction_ratio" in r else f"{'-':>7}"
         print(f"{name:38} {r['steps']:5d} {r['median_ms']:10.3f} {r['monolith_median_ms']:11.3f} "
-              f"{r['latency_ratio']:7.3f} {r['mac_ratio']:7.3f} {r['overhead_median_us']:11.1f}"
-              f"{'' if r['g2_ok'] else '  G2 missed'}")
+              f"{r['latency_ratio']:7.3f} {r['mac_ratio']:7.3f} {r['latency_ratio_after_monolith']:10.3f} {instr} "
+              f"{r['overhead_median_us']:11.1f}{'' if r['g2_ok'] else '  above MACs + 0.05'}")
+    if args.size != "mid":
+        print("(G2 is set on the mid-size model, --size mid; these ratios are for information)")
     print(f"G3 dispatch overhead: median {overhead_us:.1f} us, {100 * overhead_fraction:.2f} % of the monolith "
           f"({'ok' if g3_ok else 'missed'})")
     print(f"G8 90/10 trace: hit rate {g8['hit_rate']:.4f}, mean step {g8['mean_ms']:.3f} ms "
           f"(0.9 t_text + 0.1 t_image = {g8_bound:.3f} ms), strategies {g8['strategies']}, "
           f"{g8['mismatches']} mismatches")
-    print("BENCH_JSON " + json.dumps({"size": args.size, "versions": args.versions, "g2": results, "g3": {"overhead_median_us": overhead_us,
+    print("BENCH_JSON " + json.dumps({"size": args.size, "versions": args.versions, "quant": args.quant, "g2": results, "g3": {"overhead_median_us": overhead_us,
                                                             "overhead_fraction": overhead_fraction, "ok": g3_ok},
                                       "g8": g8, "monolith_mac_ratio": by_name["monolithic"]["mac_ratio"],
                                       "missed": missed}))
