@@ -53,6 +53,19 @@ void setManifest(CircleModel &model, const nlohmann::json &manifest) {
       TensorData::fromVector(DType::UInt8, {static_cast<int64_t>(bytes.size())}, bytes));
 }
 
+// Converts `model` with the pipeline `yaml` (tico-run --pipeline) and returns the sidecar.
+nlohmann::json convertWithPipeline(const ScratchDir &dir, const std::string &model, const std::string &yaml) {
+  writeAll(dir / "m.tir", model);
+  writeAll(dir / "p.yaml", "schema: tico.pipeline/v1\nstages:\n" + yaml);
+  const ToolResult r = runTool(TICO_RUN_PATH, {"m.tir", "--pipeline", "p.yaml", "-o", "m.circle"}, dir.path());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  if (r.exit_code != 0)
+    return nullptr;
+  const auto sidecar = nlohmann::json::parse(readAll(dir / "m.incremental.json"));
+  EXPECT_EQ(sidecar, manifestOf(readCircleFile(dir / "m.circle")));
+  return sidecar;
+}
+
 TEST(CliIncremental, SidecarInspectAndVerify) {
   Converted c;
   ASSERT_EQ(c.made.exit_code, 0) << c.made.output;
@@ -82,20 +95,15 @@ TEST(CliIncremental, SidecarInspectAndVerify) {
 
 TEST(CliIncremental, APipelineStageRunsThePassAndGetsTheSidecar) {
   ScratchDir dir;
-  writeAll(dir / "m.tir", kModel);
-  writeAll(dir / "p.yaml", "schema: tico.pipeline/v1\n"
-                           "stages:\n"
-                           "  - name: incremental\n"
-                           "    kind: circle\n"
-                           "    strategy: once\n"
-                           "    passes:\n"
-                           "      - name: incremental-strategies\n"
-                           "        options:\n"
-                           "          max_strategies: 1\n");
-  const ToolResult r = runTool(TICO_RUN_PATH, {"m.tir", "--pipeline", "p.yaml", "-o", "m.circle"}, dir.path());
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  const auto sidecar = nlohmann::json::parse(readAll(dir / "m.incremental.json"));
-  EXPECT_EQ(sidecar, manifestOf(readCircleFile(dir / "m.circle")));
+  const auto sidecar = convertWithPipeline(dir, kModel,
+                                           "  - name: incremental\n"
+                                           "    kind: circle\n"
+                                           "    strategy: once\n"
+                                           "    passes:\n"
+                                           "      - name: incremental-strategies\n"
+                                           "        options:\n"
+                                           "          max_strategies: 1\n");
+  ASSERT_FALSE(sidecar.is_null());
   EXPECT_EQ(sidecar["strategies"].size(), 3u); // monolithic, one strategy, all_changed
   ASSERT_EQ(sidecar["rejected"].size(), 1u);
   EXPECT_NE(sidecar["rejected"][0]["reason"].get<std::string>().find("max_strategies (1) reached"), std::string::npos);
@@ -104,28 +112,20 @@ TEST(CliIncremental, APipelineStageRunsThePassAndGetsTheSidecar) {
 TEST(CliIncremental, APipelineStageSeesTheProgramsStateWrites) {
   // kModel plus a call counter the program writes back: state-writes drops the write-back
   // before lowering, so the Circle model shows nothing, yet every strategy would skip it.
+  std::string model = kModel;
+  model.insert(model.find('\n') + 1, "  buffer %calls: f32[1] \"calls\" = dense<[0.0]>\n");
+  const std::string ret = "  return %m\n";
+  model.replace(model.find(ret), ret.size(),
+                "  %n: f32[1] = aten::add.Scalar(%calls, 1.0)\n"
+                "  return %m, buffer_mutation \"calls\" %n\n");
   ScratchDir dir;
-  writeAll(dir / "m.tir", "graph @main {\n"
-                          "  buffer %calls: f32[1] \"calls\" = dense<[0.0]>\n"
-                          "  input %x: f32[2, 8]\n"
-                          "  input %y: f32[2, 8]\n"
-                          "  %tx: f32[2, 8] = aten::tanh.default(%x)\n"
-                          "  %sy: f32[2, 8] = aten::sigmoid.default(%y)\n"
-                          "  %s: f32[2, 8] = aten::add.Tensor(%tx, %sy)\n"
-                          "  %m: f32[2, 8] = aten::mul.Tensor(%s, %tx)\n"
-                          "  %n: f32[1] = aten::add.Scalar(%calls, 1.0)\n"
-                          "  return %m, buffer_mutation \"calls\" %n\n"
-                          "}\n");
-  writeAll(dir / "p.yaml", "schema: tico.pipeline/v1\n"
-                           "stages:\n"
-                           "  - name: prepare\n"
-                           "    passes: [remove-nop, state-writes]\n"
-                           "  - name: incremental\n"
-                           "    kind: circle\n"
-                           "    passes: [incremental-strategies]\n");
-  const ToolResult r = runTool(TICO_RUN_PATH, {"m.tir", "--pipeline", "p.yaml", "-o", "m.circle"}, dir.path());
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  const auto sidecar = nlohmann::json::parse(readAll(dir / "m.incremental.json"));
+  const auto sidecar = convertWithPipeline(dir, model,
+                                           "  - name: prepare\n"
+                                           "    passes: [remove-nop, state-writes]\n"
+                                           "  - name: incremental\n"
+                                           "    kind: circle\n"
+                                           "    passes: [incremental-strategies]\n");
+  ASSERT_FALSE(sidecar.is_null());
   ASSERT_EQ(sidecar["strategies"].size(), 1u) << sidecar.dump(2);
   EXPECT_EQ(sidecar["strategies"][0]["name"], "monolithic");
   ASSERT_EQ(sidecar["rejected"].size(), 2u) << sidecar.dump(2);
