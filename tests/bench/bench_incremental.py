@@ -87,6 +87,10 @@ def serve(tico_circle: Path, circle: Path, *extra: str) -> dict:
     return json.loads(result.stdout)
 
 
+# Trace lengths of the two callgrind replays (their difference is what is counted).
+CALLGRIND_STEPS = (2, 4)
+
+
 def instructions_per_step(tico_circle: Path, circle: Path, workdir: Path, line: str, pool: int, vocab: str) -> float:
     """Instructions per trace step whose change is ``line``, under callgrind on one thread.
 
@@ -107,9 +111,6 @@ def instructions_per_step(tico_circle: Path, circle: Path, workdir: Path, line: 
         counts.append(int(found.group(1)))
     return (counts[1] - counts[0]) / (CALLGRIND_STEPS[1] - CALLGRIND_STEPS[0])
 
-
-# Trace lengths of the two callgrind replays (their difference is what is counted).
-CALLGRIND_STEPS = (2, 4)
 
 
 def main() -> int:

@@ -416,6 +416,14 @@ def test_three_inputs(tmp_path):
     assert stats["mismatches"] == 0
 
 
+def inspect_subgraphs(circle):
+    """tico-circle inspect --json's subgraphs, with their tensors and operators."""
+    result = subprocess.run([TICO_CIRCLE, "inspect", "--json", "--tensors", "--operators", str(circle)],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)["subgraphs"]
+
+
 def assert_one_contract_per_retained_tensor(manifest):
     """What a region writes is what the tail reads: dtype and parameters (G9's identical
     qparams across callables)."""
@@ -454,10 +462,7 @@ def test_three_inputs_quantized_g9(tmp_path, activations):
     verify(tmp_path / "q.circle")
     manifest = json.loads(sidecar(tmp_path / "q.circle").read_text())
     assert len(manifest["strategies"]) == 8
-    inspect = subprocess.run([TICO_CIRCLE, "inspect", "--json", "--tensors", "--operators", str(tmp_path / "q.circle")],
-                             capture_output=True, text=True)
-    assert inspect.returncode == 0, inspect.stderr
-    main = json.loads(inspect.stdout)["subgraphs"][0]
+    main = inspect_subgraphs(tmp_path / "q.circle")[0]
     tensors = main["tensors"]
     float_ops = [o["op"] for o in main["operators"]
                  if o["op"] not in ("QUANTIZE", "DEQUANTIZE") and any(tensors[i]["type"] == "FLOAT32" for i in o["outputs"])]
@@ -524,11 +529,8 @@ def test_clip_quantized_g9(clip, tmp_path, activations, islands):
     manifest = json.loads(sidecar(tmp_path / "q.circle").read_text())
     names = [s["name"] for s in manifest["strategies"]]
     assert names == ["monolithic", "changed_pixel_values", "changed_input_ids+attention_mask", "all_changed"], names
-    inspect = subprocess.run([TICO_CIRCLE, "inspect", "--json", "--tensors", "--operators", str(tmp_path / "q.circle")],
-                             capture_output=True, text=True)
-    assert inspect.returncode == 0, inspect.stderr
     weight_type = "INT8" if activations == "int16" else "UINT8"
-    subgraphs = json.loads(inspect.stdout)["subgraphs"]
+    subgraphs = inspect_subgraphs(tmp_path / "q.circle")
     for index, sg in enumerate(subgraphs):
         if sg["name"].startswith("region_") or index == 0:
             codes = [t for t in sg["tensors"] if t.get("quantization") and t["type"] == weight_type]

@@ -139,7 +139,7 @@ ConversionResult convert(const Registry &registry, const Manifest &manifest, con
   std::unique_ptr<CircleModel> model;
   // The stages run in manifest order; resolved() guarantees ATen-level stages, then exactly one
   // lower stage, then Circle stages.
-  for (const auto &stage : pipeline.stages) {
+  for (auto &stage : pipeline.stages) { // pipeline is this conversion's own copy
     if (stage.kind == StageKind::Lower) {
       if (options.stop_before_lowering || options.stop_after_frontend)
         break;
@@ -159,10 +159,9 @@ ConversionResult convert(const Registry &registry, const Manifest &manifest, con
     }
     auto stage_start = Clock::now();
     if (stage.kind == StageKind::Circle) {
-      Stage with_writes = stage;
       if (stage_runs_incremental)
-        passStateWrites(with_writes, result.state_writes);
-      bool changed = runStage(registry, with_writes, *model, verify_each, &model_timing, options.verify_circle);
+        passStateWrites(stage, result.state_writes);
+      bool changed = runStage(registry, stage, *model, verify_each, &model_timing, options.verify_circle);
       result.timings.push_back({"circle stage " + stage.name, since(stage_start)});
       TICO_INFO << "Circle stage '" << stage.name << "' " << (changed ? "changed the model" : "made no change");
       continue;
