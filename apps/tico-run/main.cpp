@@ -114,6 +114,17 @@ int run(int argc, char **argv) {
                "with --incremental: also package each strategy as one subgraph (one dispatch per call)");
   app.add_option("--incremental-budget", incremental_budget,
                  "with --incremental: bytes all retained tensors may take (e.g. 64KiB; default unlimited)");
+  std::vector<std::string> signatures;
+  std::vector<std::string> signature_output_names;
+  std::vector<std::string> metadata_files;
+  app.add_option("--signature", signatures,
+                 "lower once per signature: NAME:INPUT.DIM=SIZE[,INPUT.DIM=SIZE...] fixes dynamic input dimensions "
+                 "(repeat per signature; e.g. prefill:input_ids.1=128 and decode:input_ids.1=1); the file holds a "
+                 "subgraph and a SignatureDef each, weights stored once");
+  app.add_option("--signature-output-names", signature_output_names,
+                 "with --signature: names of the outputs in every SignatureDef, in order (comma-separated)")
+      ->delimiter(',');
+  app.add_option("--metadata", metadata_files, "NAME=FILE: store FILE's bytes as the Circle metadata entry NAME (repeat)");
   app.add_flag("--force", force, "replace outputs even when they are read-only files");
   app.add_flag("-v,--verbose", verbose, "debug logging (same as TICO_LOG=4)");
 
@@ -130,6 +141,15 @@ int run(int argc, char **argv) {
     tico::requireRegularFile(input, "input model");
   std::vector<std::string> inputs = extra_plugins;
   inputs.insert(inputs.end(), {input, pipeline_path, quant_recipe});
+  std::vector<std::pair<std::string, std::string>> metadata_entries;
+  for (const std::string &entry : metadata_files) {
+    const auto eq = entry.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == entry.size())
+      throw tico::Error("--metadata takes NAME=FILE, got '" + entry + "'");
+    metadata_entries.emplace_back(entry.substr(0, eq), entry.substr(eq + 1));
+    tico::requireRegularFile(metadata_entries.back().second, "metadata file");
+    inputs.push_back(metadata_entries.back().second);
+  }
   inputs.insert(inputs.end(), eval_inputs.begin(), eval_inputs.end());
   if (!output.empty())
     tico::checkOutputTarget(output, inputs, force);
@@ -197,6 +217,16 @@ int run(int argc, char **argv) {
   manifest.validate(registry);
 
   tico::ConversionOptions options;
+  for (const std::string &text : signatures)
+    options.signatures.push_back(tico::parseSignatureRequest(text));
+  if (!signature_output_names.empty() && options.signatures.empty())
+    throw tico::Error("--signature-output-names goes with --signature");
+  options.signature_output_names = signature_output_names;
+  for (const auto &[name, file] : metadata_entries) {
+    const std::string text = tico::readRegularFile(file, "metadata file", std::numeric_limits<std::size_t>::max());
+    const auto *begin = reinterpret_cast<const std::byte *>(text.data());
+    options.metadata.emplace_back(name, std::vector<std::byte>(begin, begin + text.size()));
+  }
   tico::CalibrationConfig &calibration_config = options.calibration.config;
   calibration_config.where = {"command line", 0, 0};
   calibration_config.path = calibration;

@@ -107,6 +107,12 @@ void SubgraphEditor::setGraphOutput(std::size_t position, int32_t t) {
     return;
   if (validTensor(current))
     --output_count_[current];
+  // The SignatureDefs of this subgraph name the same output: they follow it.
+  for (CircleSignature &signature : model_.signatures)
+    if (signature.subgraph_index == subgraph_)
+      for (CircleTensorMap &entry : signature.outputs)
+        if (static_cast<int32_t>(entry.tensor_index) == current)
+          entry.tensor_index = static_cast<uint32_t>(t);
   current = t;
   if (validTensor(t))
     ++output_count_[t];

@@ -2,6 +2,7 @@
 
 #include "tico/circle/circle_pass.h"
 #include "tico/circle/serializer.h"
+#include "tico/circle/signatures.h"
 #include "tico/circle/writer.h"
 #include "tico/pipeline/incremental.h"
 #include "tico/ir/text.h"
@@ -36,7 +37,66 @@ private:
   std::vector<PhaseTiming> *timings_;
 };
 
+// The lower stage of a multi-signature conversion: one specialization of `graph` per signature,
+// each lowered, merged into one model.
+CircleModel lowerSignatures(const Graph &graph, const Registry &registry, const LowerOptions &lower,
+                            const ConversionOptions &options) {
+  std::vector<SignaturePart> parts;
+  for (const SignatureRequest &request : options.signatures) {
+    std::unique_ptr<Graph> specialized = graph.clone();
+    try {
+      specializeSymbols(*specialized, bindingsForInputSizes(*specialized, request.sizes));
+      if (options.verify_each)
+        specialized->verify();
+      parts.push_back({request.name, serializeGraph(*specialized, registry, lower)});
+    } catch (const UnsupportedOpsError &) {
+      throw;
+    } catch (const Error &e) {
+      throw Error("signature '" + request.name + "': " + e.what());
+    }
+  }
+  CircleModel model = mergeAsSignatures(std::move(parts));
+  const auto &names = options.signature_output_names;
+  for (CircleSignature &signature : model.signatures) {
+    if (names.empty())
+      break;
+    if (names.size() != signature.outputs.size())
+      throw Error(std::to_string(names.size()) + " output names given for signature '" + signature.key + "', which has " +
+                  std::to_string(signature.outputs.size()) + " outputs");
+    for (std::size_t i = 0; i < names.size(); ++i)
+      signature.outputs[i].name = names[i];
+  }
+  return model;
+}
+
+void addMetadata(CircleModel &model, const std::vector<std::pair<std::string, std::vector<std::byte>>> &entries) {
+  for (const auto &[name, bytes] : entries) {
+    for (const auto &existing : model.metadata)
+      if (existing.first == name)
+        throw Error("metadata '" + name + "' is given twice");
+    const auto size = static_cast<int64_t>(bytes.size());
+    auto data = std::make_shared<const TensorData>(TensorData::fromBytes(DType::UInt8, {size}, bytes));
+    model.metadata.emplace_back(name, model.addBuffer(std::move(data)));
+  }
+}
+
 } // namespace
+
+SignatureRequest parseSignatureRequest(const std::string &text) {
+  const auto colon = text.find(':');
+  if (colon == std::string::npos || colon == 0)
+    throw Error("signature '" + text + "' is not NAME:INPUT.DIM=SIZE[,INPUT.DIM=SIZE...]");
+  SignatureRequest request{text.substr(0, colon), {}};
+  std::string_view rest = std::string_view(text).substr(colon + 1);
+  while (true) {
+    const auto comma = rest.find(',');
+    request.sizes.push_back(parseInputDimSize(std::string(rest.substr(0, comma))));
+    if (comma == std::string_view::npos)
+      break;
+    rest.remove_prefix(comma + 1);
+  }
+  return request;
+}
 
 std::unique_ptr<Graph> loadModel(const Registry &registry, const std::string &path) {
   std::error_code ec;
@@ -146,7 +206,10 @@ ConversionResult convert(const Registry &registry, const Manifest &manifest, con
       const LowerOptions lower =
           LowerOptions::from(Options::resolve("lower stage '" + stage.name + "'", LowerOptions::specs(), stage.options));
       auto lower_start = Clock::now();
-      model = std::make_unique<CircleModel>(serializeGraph(*graph, registry, lower));
+      model = std::make_unique<CircleModel>(options.signatures.empty()
+                                                ? serializeGraph(*graph, registry, lower)
+                                                : lowerSignatures(*graph, registry, lower, options));
+      addMetadata(*model, options.metadata);
       result.timings.push_back({"lowering", since(lower_start)});
       continue;
     }

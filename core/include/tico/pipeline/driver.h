@@ -3,6 +3,7 @@
 #pragma once
 
 #include "tico/circle/model.h"
+#include "tico/ir/specialize.h"
 #include "tico/pass/pass_manager.h"
 #include "tico/ir/graph.h"
 #include "tico/pipeline/manifest.h"
@@ -26,6 +27,10 @@ struct CalibrationSetup {
   std::string model_path;     // for the example-inputs source
   bool progress = true;       // report calibration progress on stderr
   bool progress_bar = false;  // as a redrawn bar (stderr is a terminal) rather than lines
+  // Batches held by the caller (the Python package's in-memory calibration): when set, quantize
+  // stages calibrate on what it returns for the graph's inputs instead of opening a source
+  // plugin, and the config's path and source are not consulted.
+  std::function<std::unique_ptr<CalibrationSource>(const std::vector<CalibrationInput> &inputs)> in_memory;
 };
 
 // Opens the calibration source `config` names: config.source, or a "SOURCE:" prefix of the
@@ -33,6 +38,17 @@ struct CalibrationSetup {
 // the path. Throws tico::Error listing the sources when none applies.
 std::unique_ptr<CalibrationSource> openCalibrationSource(const Registry &registry, const CalibrationSetup &setup,
                                                          const Graph &graph);
+
+// One signature of a multi-signature conversion: the graph lowered with some dynamic input
+// dimensions fixed (tico/ir/specialize.h), as the subgraph and SignatureDef `name`.
+struct SignatureRequest {
+  std::string name;
+  std::vector<InputDimSize> sizes;
+};
+
+// Parses "NAME:INPUT.DIM=SIZE[,INPUT.DIM=SIZE...]" (tico-run --signature). Throws tico::Error
+// saying what is malformed.
+SignatureRequest parseSignatureRequest(const std::string &text);
 
 struct ConversionOptions {
   // The model file; with input_bytes, the name that stands for it in messages.
@@ -64,6 +80,15 @@ struct ConversionOptions {
   // Calibration for quantize stages. Its config is merged over the manifest's calibration
   // block (the command line wins), so only what the user gave needs setting.
   CalibrationSetup calibration;
+  // Empty: one subgraph, as the graph is. Otherwise every ATen-level stage runs once on the
+  // (dynamic) graph, quantizers and their calibration included, and the lower stage lowers one
+  // specialization per request; the parts become one model with a subgraph and a SignatureDef
+  // each, weights stored once (tico/circle/signatures.h), before the Circle stages run on it.
+  std::vector<SignatureRequest> signatures;
+  // Names for the outputs in every SignatureDef, in output order (empty: the tensor names).
+  std::vector<std::string> signature_output_names;
+  // Extra metadata entries (name, bytes) of the Circle file, e.g. an LLM's tokenizer.
+  std::vector<std::pair<std::string, std::vector<std::byte>>> metadata;
 };
 
 struct PhaseTiming {

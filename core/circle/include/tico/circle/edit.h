@@ -158,7 +158,8 @@ public:
   // ---- mutations ----
   void setInput(int op, std::size_t slot, int32_t t);
   void setOutput(int op, std::size_t slot, int32_t t);
-  // Makes subgraph output number `position` the tensor `t`.
+  // Makes subgraph output number `position` the tensor `t` (and the output entries of this
+  // subgraph's SignatureDefs that named the old tensor).
   void setGraphOutput(std::size_t position, int32_t t);
   // Points every read of `from` by a live operator at `to` (subgraph outputs are left alone).
   // Returns the number of reads changed.
