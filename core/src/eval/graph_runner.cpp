@@ -49,13 +49,14 @@ double scalarOf(const TensorData &t, const std::string &what) {
 
 std::string describeNode(const Node &node) { return "node '" + node.name() + "' (" + node.op().str() + ")"; }
 
-GraphLiveness::GraphLiveness(const Graph &graph) {
+GraphLiveness::GraphLiveness(const Graph &graph, bool keep_outputs) {
   for (const auto &node : graph.nodes())
     for (const NamedArg &arg : node->args())
       for (const Value *v : arg.value.referencedValues())
         last_use[v] = node.get();
-  for (const Value *v : graph.userOutputs())
-    keep.insert(v);
+  if (keep_outputs)
+    for (const Value *v : graph.userOutputs())
+      keep.insert(v);
 }
 
 GraphRunner::GraphRunner(const Graph &graph, const Evaluator &evaluator, std::shared_ptr<const GraphLiveness> liveness)

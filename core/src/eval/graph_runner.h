@@ -18,7 +18,10 @@ namespace tico::eval {
 // When each value is read for the last time, and which values outlive the run (user
 // outputs). Computed once per graph and shared by the runners of every batch.
 struct GraphLiveness {
-  explicit GraphLiveness(const Graph &graph);
+  // keep_outputs: the user outputs stay until the run ends (what a caller of outputs() needs).
+  // Layer-wise calibration passes false: it reads no output at the end, and an LLM's logits
+  // for every batch (vocabulary x tokens x batches) would otherwise all be held.
+  explicit GraphLiveness(const Graph &graph, bool keep_outputs = true);
   std::unordered_map<const Value *, const Node *> last_use;
   std::unordered_set<const Value *> keep;
 };

@@ -41,7 +41,8 @@ private:
                  QuantizeContext &quantize_context) {
     const std::string label = "quantizer '" + name_ + "'";
     // The pass manager puts "quantizer 'x' failed: " in front of these two.
-    if (!calibration_ || (calibration_->config.path.empty() && calibration_->config.source.empty()))
+    if (!calibration_ ||
+        (calibration_->config.path.empty() && calibration_->config.source.empty() && !calibration_->in_memory))
       throw Error("it calibrates on data and none was given: pass --calibration PATH (a folder of .npy "
                   "files, a .npz file, a token-id file, 'example-inputs' or 'random') or set the "
                   "manifest's calibration: block");

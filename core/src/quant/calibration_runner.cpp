@@ -55,7 +55,7 @@ public:
   Runner(const Graph &graph, const Evaluator &evaluator, CalibrationSource &source, const CalibrationPlan &plan,
          Quantizer &quantizer, QuantizeContext &context, const CalibrationRunOptions &options)
       : graph_(graph), evaluator_(evaluator), source_(source), plan_(plan), quantizer_(quantizer),
-        context_(context), options_(options), liveness_(std::make_shared<const eval::GraphLiveness>(graph)) {
+        context_(context), options_(options), liveness_(std::make_shared<const eval::GraphLiveness>(graph, /*keep_outputs=*/false)) {
     std::size_t index = 0;
     for (const auto &node : graph.nodes()) {
       for (const NamedArg &arg : node->args())
@@ -183,7 +183,7 @@ private:
       account(b, out, *it->second.tensor);
       if (plan_.observedValues().count(out))
         deliver(out, &node, b, it->second.tensor);
-      // Nothing reads it and it is no graph output: drop it now.
+      // Nothing reads it (a graph output included: calibration needs none at the end): drop it now.
       if (!liveness_->last_use.count(out) && !liveness_->keep.count(out))
         forget(b, out);
     }

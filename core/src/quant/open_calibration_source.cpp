@@ -41,6 +41,8 @@ std::string sourceList(const Registry &registry) {
 
 std::unique_ptr<CalibrationSource> openCalibrationSource(const Registry &registry, const CalibrationSetup &setup,
                                                          const Graph &graph) {
+  if (setup.in_memory)
+    return setup.in_memory(describeInputs(graph, setup.config.dims));
   std::string source = setup.config.source;
   std::string location = setup.config.path;
   if (source.empty()) {
