@@ -27,6 +27,11 @@ apt_packages=(
   libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev libeigen3-dev
   # oneDNN for the interpreter; its CMake package needs OpenCL's, which libdnnl-dev only recommends
   libdnnl-dev ocl-icd-opencl-dev
+  # ICU: the LLM tokenizer's Unicode regular expressions and normalization (core/llm)
+  libicu-dev
+  # Python's documentation sources: the LLM tests' calibration (tutorial/) and evaluation
+  # (reference/) text, kept apart
+  python3.11-doc
   llvm-14-tools graphviz time
   clang libclang-rt-14-dev
 )
