@@ -31,6 +31,8 @@ int run(int argc, char **argv) {
   add("serve-incremental",
       "replay a trace of input changes through the incremental runtime layer: hit rate, strategies, latency, overhead",
       addServeIncremental);
+  add("generate", "generate text with an exported LLM (prefill + decode signatures, docs/llm.md)", addGenerate);
+  add("eval", "evaluate an exported LLM: perplexity over a text, accuracy on multiple-choice questions", addEval);
 
   try {
     app.parse(argc, argv);

@@ -30,6 +30,8 @@ Action addOptimize(CLI::App &app);
 Action addRun(CLI::App &app);
 Action addBench(CLI::App &app);
 Action addServeIncremental(CLI::App &app);
+Action addGenerate(CLI::App &app);
+Action addEval(CLI::App &app);
 
 // Reads a Circle file with every reader check on (readCircleFile), or with `check_indices`
 // off for the verifier, which reports index problems itself.
