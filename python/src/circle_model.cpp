@@ -10,7 +10,13 @@
 #include "tico/circle/verify.h"
 #include "tico/support/error.h"
 
+#include <nanobind/stl/function.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 #include <sstream>
 
@@ -37,13 +43,6 @@ constexpr DTypeCode kDTypes[] = {
     {DType::Complex128, dtype_code::Complex, 128},
 };
 
-std::optional<DType> fromDlpack(nb::dlpack::dtype t) {
-  for (const auto &entry : kDTypes)
-    if (static_cast<uint8_t>(entry.code) == t.code && entry.bits == t.bits && t.lanes == 1)
-      return entry.dtype;
-  return std::nullopt;
-}
-
 nb::dlpack::dtype toDlpack(DType dtype) {
   for (const auto &entry : kDTypes)
     if (entry.dtype == dtype)
@@ -58,12 +57,16 @@ std::string shortTorchName(DType dtype) {
   return name.rfind("torch.", 0) == 0 ? name.substr(6) : name;
 }
 
-// Subgraph 0's inputs or outputs as declared (shape_signature when present: -1 = dynamic).
-std::vector<TensorInfo> interfaceOf(const CircleModel &model, const std::vector<int32_t> CircleSubGraph::*which) {
+// A subgraph's inputs or outputs as declared (shape_signature when present: -1 = dynamic).
+std::vector<TensorInfo> interfaceOf(const CircleModel &model, uint32_t subgraph,
+                                    const std::vector<int32_t> CircleSubGraph::*which) {
   std::vector<TensorInfo> out;
-  if (model.subgraphs.empty())
+  if (model.subgraphs.empty() && subgraph == 0)
     return out;
-  const CircleSubGraph &graph = model.subgraphs.front();
+  if (subgraph >= model.subgraphs.size())
+    throwPython("InterpreterError", "subgraph " + std::to_string(subgraph) + " out of range (the model has " +
+                                        std::to_string(model.subgraphs.size()) + ")");
+  const CircleSubGraph &graph = model.subgraphs[subgraph];
   for (int32_t index : graph.*which) {
     const CircleTensor &tensor = graph.tensors.at(static_cast<std::size_t>(index));
     const auto &shape = tensor.shape_signature.empty() ? tensor.shape : tensor.shape_signature;
@@ -89,6 +92,13 @@ template <typename Framework> nb::object freshArray(const TensorData &out) {
 
 } // namespace
 
+std::optional<DType> dtypeOf(nb::dlpack::dtype t) {
+  for (const auto &entry : kDTypes)
+    if (static_cast<uint8_t>(entry.code) == t.code && entry.bits == t.bits && t.lanes == 1)
+      return entry.dtype;
+  return std::nullopt;
+}
+
 NativeCircleModel::NativeCircleModel(nb::bytes data, std::string name) : name_(std::move(name)) {
   const auto *bytes = reinterpret_cast<const std::byte *>(data.c_str());
   file_bytes_ = data.size();
@@ -100,12 +110,40 @@ NativeCircleModel::NativeCircleModel(nb::bytes data, std::string name) : name_(s
   }
 }
 
-std::vector<TensorInfo> NativeCircleModel::inputs() const {
-  return interfaceOf(*model_, &CircleSubGraph::inputs);
+NativeCircleModel::NativeCircleModel(std::shared_ptr<const CircleModel> model, std::string name, std::size_t file_bytes)
+    : name_(std::move(name)), file_bytes_(file_bytes), model_(std::move(model)) {}
+
+std::unique_ptr<NativeCircleModel> NativeCircleModel::fromFile(const std::string &path) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  try {
+    return std::unique_ptr<NativeCircleModel>(
+        new NativeCircleModel(std::make_shared<const CircleModel>(readCircleFile(path)), path, ec ? 0 : size));
+  } catch (const Error &e) {
+    throwPython("CircleFormatError", e.what());
+  }
 }
 
-std::vector<TensorInfo> NativeCircleModel::outputs() const {
-  return interfaceOf(*model_, &CircleSubGraph::outputs);
+std::vector<TensorInfo> NativeCircleModel::inputs(uint32_t subgraph) const {
+  return interfaceOf(*model_, subgraph, &CircleSubGraph::inputs);
+}
+
+std::vector<TensorInfo> NativeCircleModel::outputs(uint32_t subgraph) const {
+  return interfaceOf(*model_, subgraph, &CircleSubGraph::outputs);
+}
+
+std::vector<std::tuple<std::string, uint32_t, std::vector<std::string>, std::vector<std::string>>>
+NativeCircleModel::signatures() const {
+  std::vector<std::tuple<std::string, uint32_t, std::vector<std::string>, std::vector<std::string>>> out;
+  for (const CircleSignature &s : model_->signatures) {
+    std::vector<std::string> ins, outs;
+    for (const auto &m : s.inputs)
+      ins.push_back(m.name);
+    for (const auto &m : s.outputs)
+      outs.push_back(m.name);
+    out.emplace_back(s.key, s.subgraph_index, ins, outs);
+  }
+  return out;
 }
 
 const CircleInterpreter &NativeCircleModel::interpreter() {
@@ -118,12 +156,13 @@ const CircleInterpreter &NativeCircleModel::interpreter() {
   return *interpreter_;
 }
 
-nb::list NativeCircleModel::run(const std::vector<nb::ndarray<nb::device::cpu, nb::c_contig>> &inputs, bool as_torch) {
+nb::list NativeCircleModel::run(const std::vector<nb::ndarray<nb::device::cpu, nb::c_contig>> &inputs, bool as_torch,
+                                uint32_t subgraph) {
   std::vector<std::shared_ptr<const TensorData>> tensors;
   tensors.reserve(inputs.size());
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const auto &array = inputs[i];
-    const std::optional<DType> dtype = fromDlpack(array.dtype());
+    const std::optional<DType> dtype = dtypeOf(array.dtype());
     if (!dtype)
       throwPython("InterpreterError", "input " + std::to_string(i) + " has an element type the interpreter does not know");
     auto data = std::make_shared<TensorData>();
@@ -142,7 +181,10 @@ nb::list NativeCircleModel::run(const std::vector<nb::ndarray<nb::device::cpu, n
     nb::gil_scoped_release released;
     std::lock_guard lock(run_mutex_);
     try {
-      results = interpreter().run(tensors);
+      if (subgraph >= model_->subgraphs.size())
+        throw Error("subgraph " + std::to_string(subgraph) + " out of range (the model has " +
+                    std::to_string(model_->subgraphs.size()) + ")");
+      results = interpreter().run(tensors, subgraph);
     } catch (const Error &e) {
       failure = e.what();
     } catch (const std::exception &e) {
@@ -177,6 +219,154 @@ nb::object NativeCircleModel::incrementalManifest() const {
   if (auto text = tico::incrementalManifest(*model_))
     return nb::str(text->c_str(), text->size());
   return nb::none();
+}
+
+// ---- LLMs ------------------------------------------------------------------------------------------
+
+namespace {
+
+// The interpreter behind the runtime ABI, so tico-llm's session runs on it.
+class InterpreterRuntime : public PreparedModel {
+public:
+  explicit InterpreterRuntime(const CircleInterpreter &interpreter) : interpreter_(interpreter) {}
+  std::vector<CircleTensorInfo> inputs(uint32_t subgraph) const override { return interpreter_.inputs(subgraph); }
+  std::vector<CircleTensorInfo> outputs(uint32_t subgraph) const override { return interpreter_.outputs(subgraph); }
+  std::vector<std::shared_ptr<const TensorData>> run(const std::vector<std::shared_ptr<const TensorData>> &inputs,
+                                                     uint32_t subgraph) override {
+    return interpreter_.run(inputs, subgraph);
+  }
+
+private:
+  const CircleInterpreter &interpreter_;
+};
+
+// Runs `body` without the GIL and under the model's run lock; tico errors become Python ones.
+template <class Body> void runReleased(std::mutex &mutex, Body &&body) {
+  std::optional<std::string> failure;
+  {
+    nb::gil_scoped_release released;
+    std::lock_guard lock(mutex);
+    try {
+      body();
+    } catch (const nb::python_error &) {
+      throw; // raised by a Python callback: re-raised as is
+    } catch (const Error &e) {
+      failure = e.what();
+    } catch (const std::exception &e) {
+      failure = std::string("internal error: ") + e.what();
+    }
+  }
+  if (failure)
+    throwPython("InterpreterError", *failure);
+}
+
+} // namespace
+
+llm::LlmSession &NativeCircleModel::session() {
+  if (!session_)
+    session_ = std::make_unique<llm::LlmSession>(model_, std::make_shared<InterpreterRuntime>(interpreter()));
+  return *session_;
+}
+
+nb::object NativeCircleModel::llmSpec() const {
+  for (const auto &[key, index] : model_->metadata)
+    if (key == llm::kSpecMetadata)
+      return nb::str(llm::LlmSpec::metadataText(*model_).c_str());
+  return nb::none();
+}
+
+nb::object NativeCircleModel::tokenizerJson() const {
+  if (auto json = llm::embeddedTokenizer(*model_))
+    return nb::str(json->c_str(), json->size());
+  return nb::none();
+}
+
+nb::tuple NativeCircleModel::generate(const std::vector<int32_t> &prompt, int64_t max_new_tokens, double temperature,
+                                      int64_t top_k, double top_p, uint64_t seed, bool stop_at_eos,
+                                      const std::vector<int32_t> &stop_ids, nb::object on_token) {
+  llm::GenerationOptions options;
+  options.max_new_tokens = max_new_tokens;
+  options.sampling = {temperature, top_k, top_p, seed};
+  options.stop_at_eos = stop_at_eos;
+  options.stop_ids = stop_ids;
+  llm::GenerationResult result;
+  runReleased(run_mutex_, [&] {
+    std::function<bool(int32_t)> callback;
+    if (!on_token.is_none())
+      callback = [&](int32_t token) {
+        nb::gil_scoped_acquire gil;
+        nb::object keep = on_token(token);
+        return keep.is_none() || nb::cast<bool>(keep);
+      };
+    result = llm::generate(session(), prompt, options, callback);
+  });
+  const llm::CallTimes &times = session_->times();
+  nb::dict stats;
+  stats["prompt_tokens"] = result.prompt_tokens;
+  stats["stop_reason"] = result.stop_reason;
+  stats["prefill_seconds"] = result.prefill_seconds;
+  stats["prefill_calls"] = times.prefill_calls;
+  stats["decode_steps"] = result.decode_steps;
+  stats["decode_seconds"] = result.decode_seconds;
+  return nb::make_tuple(nb::cast(result.tokens), stats);
+}
+
+nb::dict NativeCircleModel::perplexity(const std::vector<int32_t> &tokens, int64_t window, int64_t max_windows, bool bos) {
+  llm::PerplexityOptions options;
+  options.window = window;
+  options.max_windows = max_windows;
+  options.bos = bos;
+  llm::PerplexityResult result;
+  double seconds = 0;
+  runReleased(run_mutex_, [&] {
+    const auto start = std::chrono::steady_clock::now();
+    result = llm::perplexity(session(), tokens, options);
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  });
+  nb::dict out;
+  out["perplexity"] = result.perplexity();
+  out["nll"] = result.nll;
+  out["predictions"] = result.predictions;
+  out["windows"] = result.windows;
+  out["seconds"] = seconds;
+  return out;
+}
+
+double NativeCircleModel::logLikelihood(const std::vector<int32_t> &context, const std::vector<int32_t> &continuation) {
+  double value = 0;
+  runReleased(run_mutex_, [&] { value = llm::logLikelihood(session(), context, continuation); });
+  return value;
+}
+
+NativeTokenizer::NativeTokenizer(const std::string &json)
+    : tokenizer_([&] {
+        try {
+          return llm::Tokenizer::fromJson(json);
+        } catch (const Error &e) {
+          throwPython("LlmError", std::string("the tokenizer cannot be read by tico's tokenizer: ") + e.what());
+        }
+      }()) {}
+
+std::vector<int32_t> NativeTokenizer::encode(const std::string &text, bool add_special_tokens) const {
+  try {
+    return tokenizer_.encode(text, add_special_tokens);
+  } catch (const Error &e) {
+    throwPython("LlmError", e.what());
+  }
+}
+
+std::string NativeTokenizer::decode(const std::vector<int32_t> &ids, bool skip_special_tokens) const {
+  return tokenizer_.decode(ids, skip_special_tokens);
+}
+
+nb::object NativeTokenizer::bosId() const {
+  auto id = tokenizer_.bosId();
+  return id ? nb::cast(*id) : nb::none();
+}
+
+nb::object NativeTokenizer::eosId() const {
+  auto id = tokenizer_.eosId();
+  return id ? nb::cast(*id) : nb::none();
 }
 
 } // namespace tico::python

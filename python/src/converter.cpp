@@ -1,5 +1,7 @@
 #include "converter.h"
 
+#include "circle_model.h"
+
 #include "errors.h"
 #include "python_keepalive.h"
 
@@ -12,7 +14,10 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <nanobind/ndarray.h>
+
 #include <algorithm>
+#include <map>
 #include <optional>
 
 namespace nb = nanobind;
@@ -60,6 +65,121 @@ IncrementalRequest incrementalRequest(nb::dict given) {
   return request;
 }
 
+// Calibration batches the caller holds: one tensor per graph input per batch, copied when the
+// conversion starts (the GIL is released while it runs). Arrays given as the same Python object
+// share one copy: an LLM's zero caches are the same for every batch.
+class InMemoryCalibration : public CalibrationSource {
+public:
+  explicit InMemoryCalibration(std::vector<CalibrationBatch> batches) : batches_(std::move(batches)) {}
+  std::size_t size() const override { return batches_.size(); }
+  CalibrationBatch batch(std::size_t index) override { return batches_.at(index); }
+  std::string describe() const override { return "in-memory batches (" + std::to_string(batches_.size()) + ")"; }
+
+private:
+  std::vector<CalibrationBatch> batches_;
+};
+
+std::shared_ptr<const TensorData> ownedCopy(nb::ndarray<nb::device::cpu, nb::c_contig> array, std::size_t batch,
+                                            std::size_t input) {
+  const std::optional<DType> dtype = dtypeOf(array.dtype());
+  if (!dtype)
+    throwPython("ConfigError", "calibration batch " + std::to_string(batch) + " input " + std::to_string(input) +
+                                   " has an element type tico does not know");
+  std::vector<int64_t> sizes;
+  for (std::size_t d = 0; d < array.ndim(); ++d)
+    sizes.push_back(static_cast<int64_t>(array.shape(d)));
+  const auto *begin = static_cast<const std::byte *>(array.data());
+  return std::make_shared<const TensorData>(
+      TensorData::fromBytes(*dtype, std::move(sizes), std::vector<std::byte>(begin, begin + array.nbytes())));
+}
+
+std::vector<CalibrationBatch> calibrationBatches(nb::handle given) {
+  std::vector<CalibrationBatch> batches;
+  std::map<PyObject *, std::shared_ptr<const TensorData>> copies;
+  std::size_t b = 0;
+  for (nb::handle batch : given) {
+    CalibrationBatch tensors;
+    std::size_t i = 0;
+    for (nb::handle array : batch) {
+      auto &copy = copies[array.ptr()];
+      if (!copy)
+        copy = ownedCopy(nb::cast<nb::ndarray<nb::device::cpu, nb::c_contig>>(array), b, i);
+      tensors.push_back(copy);
+      ++i;
+    }
+    batches.push_back(std::move(tensors));
+    ++b;
+  }
+  if (batches.empty())
+    throwPython("ConfigError", "calibration: the list of batches is empty");
+  return batches;
+}
+
+std::vector<std::byte> bytesOf(nb::handle value) {
+  const nb::bytes b = nb::cast<nb::bytes>(value);
+  const auto *begin = reinterpret_cast<const std::byte *>(b.c_str());
+  return std::vector<std::byte>(begin, begin + b.size());
+}
+
+// The "extra" options (see converter.h) onto the conversion options; returns the recipe path.
+std::string applyExtra(nb::dict extra, ConversionOptions &options) {
+  std::string recipe;
+  for (auto [key, value] : extra) {
+    const std::string name = nb::cast<std::string>(key);
+    if (name == "quant") {
+      recipe = nb::cast<std::string>(value);
+    } else if (name == "progress") {
+      options.calibration.progress = nb::cast<bool>(value);
+    } else if (name == "calibration") {
+      CalibrationConfig &config = options.calibration.config;
+      config.where = {"tico_native", 0, 0};
+      for (auto [ckey, cvalue] : nb::cast<nb::dict>(value)) {
+        const std::string field = nb::cast<std::string>(ckey);
+        if (field == "batches") {
+          auto batches = std::make_shared<std::vector<CalibrationBatch>>(calibrationBatches(cvalue));
+          options.calibration.in_memory = [batches](const std::vector<CalibrationInput> &) {
+            return std::make_unique<InMemoryCalibration>(*batches);
+          };
+        } else if (field == "path") {
+          config.path = nb::cast<std::string>(cvalue);
+        } else if (field == "source") {
+          config.source = nb::cast<std::string>(cvalue);
+        } else if (field == "limit") {
+          config.batches = nb::cast<std::size_t>(cvalue);
+        } else if (field == "seed") {
+          config.seed = nb::cast<uint64_t>(cvalue);
+        } else if (field == "memory_budget") {
+          config.memory_budget = nb::cast<uint64_t>(cvalue);
+        } else {
+          throwPython("ConfigError", "unknown calibration option '" + field + "'");
+        }
+      }
+    } else if (name == "signatures") {
+      for (nb::handle entry : value) {
+        nb::tuple pair = nb::cast<nb::tuple>(entry);
+        SignatureRequest request{nb::cast<std::string>(pair[0]), {}};
+        try {
+          for (const std::string &size : nb::cast<std::vector<std::string>>(pair[1]))
+            request.sizes.push_back(parseInputDimSize(size));
+        } catch (const Error &e) {
+          throwPython("ConfigError", "signature '" + request.name + "': " + e.what());
+        }
+        options.signatures.push_back(std::move(request));
+      }
+    } else if (name == "signature_output_names") {
+      options.signature_output_names = nb::cast<std::vector<std::string>>(value);
+    } else if (name == "metadata") {
+      for (nb::handle entry : value) {
+        nb::tuple pair = nb::cast<nb::tuple>(entry);
+        options.metadata.emplace_back(nb::cast<std::string>(pair[0]), bytesOf(pair[1]));
+      }
+    } else {
+      throwPython("ConfigError", "unknown conversion option '" + name + "'");
+    }
+  }
+  return recipe;
+}
+
 } // namespace
 
 Converter::Converter(const std::vector<std::string> &plugin_dirs) {
@@ -85,31 +205,35 @@ std::vector<std::tuple<std::string, std::string, std::string>> Converter::plugin
 }
 
 nb::bytes Converter::convertBytes(nb::handle archive, const std::string &name,
-                                  const std::vector<std::string> &pipelines, nb::dict config, nb::object incremental) {
+                                  const std::vector<std::string> &pipelines, nb::dict config, nb::object incremental,
+                                  nb::dict extra) {
   ConversionOptions options;
   options.input_bytes = borrowBuffer(archive, "the .pt2 archive");
   options.input_path = name;
   options.input_frontend = "pt2";
-  return convert(options, pipelines, config, incremental);
+  return convert(options, pipelines, config, incremental, extra);
 }
 
 nb::bytes Converter::convertFile(const std::string &path, const std::vector<std::string> &pipelines,
-                                 nb::dict config, nb::object incremental) {
+                                 nb::dict config, nb::object incremental, nb::dict extra) {
   ConversionOptions options;
   options.input_path = path;
-  return convert(options, pipelines, config, incremental);
+  return convert(options, pipelines, config, incremental, extra);
 }
 
 nb::bytes Converter::convert(ConversionOptions &options, const std::vector<std::string> &pipelines,
-                             nb::dict config, nb::object incremental) {
+                             nb::dict config, nb::object incremental, nb::dict extra) {
   if (pipelines.empty())
     throwPython("ManifestError", "no pipeline manifest given");
+  const std::string recipe = applyExtra(extra, options);
   Manifest manifest;
   try {
     manifest = Manifest::load(pipelines.front());
     // Later manifests add their stages around lowering (e.g. circle-o1.yaml's Circle stages).
     for (std::size_t i = 1; i < pipelines.size(); ++i)
       manifest.append(Manifest::load(pipelines[i]));
+    if (!recipe.empty())
+      manifest.insertQuantization(Manifest::load(recipe));
   } catch (const Error &e) {
     throwPython("ManifestError", e.what());
   }

@@ -28,20 +28,25 @@ public:
   // `incremental`: None, or a dict of tico_native's checked incremental options (groups,
   // max_strategies, budget, fused): the strategies of docs/incremental.md are then added to the
   // file, as tico-run --incremental does.
+  // `extra` (may be empty): what tico-run's other flags give, for the LLM export and Python
+  // quantization: "quant" (a recipe manifest path), "calibration" ({"batches": [[array, ...],
+  // ...]} in memory, or {"path": str, "source": str}; plus "limit", "seed", "memory_budget"),
+  // "progress" (bool), "signatures" ([(name, ["input.dim=size", ...]), ...]),
+  // "signature_output_names" ([str]), "metadata" ([(name, bytes), ...]).
   nanobind::bytes convertBytes(nanobind::handle archive, const std::string &name,
                                const std::vector<std::string> &pipelines, nanobind::dict config,
-                               nanobind::object incremental);
+                               nanobind::object incremental, nanobind::dict extra);
   // The same for a .pt2 file on disk (mapped, as tico-run reads it; its example inputs also
   // validate incremental strategies).
   nanobind::bytes convertFile(const std::string &path, const std::vector<std::string> &pipelines,
-                              nanobind::dict config, nanobind::object incremental);
+                              nanobind::dict config, nanobind::object incremental, nanobind::dict extra);
 
   // (name, version, path) of every loaded plugin.
   std::vector<std::tuple<std::string, std::string, std::string>> plugins() const;
 
 private:
   nanobind::bytes convert(ConversionOptions &options, const std::vector<std::string> &pipelines,
-                          nanobind::dict config, nanobind::object incremental);
+                          nanobind::dict config, nanobind::object incremental, nanobind::dict extra);
 
   PluginSet plugins_;
   Registry registry_;

@@ -15,6 +15,7 @@ PACKAGE_DIR = Path(os.path.abspath(__file__)).parent
 PLUGIN_DIR = PACKAGE_DIR / "lib" / "tico" / "plugins"
 PIPELINE_DIR = PACKAGE_DIR / "share" / "tico" / "pipelines"
 BIN_DIR = PACKAGE_DIR / "bin"
+RECIPE_DIR = PACKAGE_DIR / "share" / "tico" / "quant"
 DEFAULT_PIPELINE = PIPELINE_DIR / "default.yaml"
 CIRCLE_O1_PIPELINE = PIPELINE_DIR / "circle-o1.yaml"
 
@@ -41,3 +42,17 @@ def pipeline_path(pipeline: str | os.PathLike | None) -> str:
     if pipeline is None:
         return str(DEFAULT_PIPELINE)
     return os.fspath(pipeline)
+
+
+def recipe_path(recipe: str | os.PathLike) -> str:
+    """A quantization recipe: a packaged one by name ("llm-w4a16"), or a path to a YAML file."""
+    text = os.fspath(recipe)
+    if os.path.sep not in text and not text.endswith((".yaml", ".yml")):
+        packaged = RECIPE_DIR / (text + ".yaml")
+        if packaged.exists():
+            return str(packaged)
+        known = sorted(p.stem for p in RECIPE_DIR.glob("*.yaml"))
+        from .errors import ConfigError
+
+        raise ConfigError(f"no packaged quantization recipe {text!r} (recipes: {', '.join(known)}; or give a YAML path)")
+    return text

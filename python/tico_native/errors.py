@@ -64,6 +64,11 @@ class InterpreterError(TicoError):
     """Running a Circle model on the built-in interpreter failed."""
 
 
+class LlmError(TicoError, ValueError):
+    """An LLM, cache layout, prompt or tokenizer the LLM export or generation cannot handle
+    (tico_native.llm); the message names it."""
+
+
 __all__ = [
     "TicoError",
     "PluginError",
@@ -74,4 +79,5 @@ __all__ = [
     "UnsupportedOpsError",
     "CircleFormatError",
     "InterpreterError",
+    "LlmError",
 ]
