@@ -14,6 +14,7 @@
 #include "scatter_nd_emit.h"
 #include "tico/ops/torch_ops.h"
 
+#include <algorithm>
 #include <limits>
 
 namespace tico::lowering {
@@ -141,7 +142,11 @@ void lowerPlan(const Node &node, const Plan &plan, CircleEmitter &emit) {
   for (int64_t a = 0; a < rank; ++a)
     if (a < static_cast<int64_t>(plan.first) || a >= static_cast<int64_t>(plan.first + k))
       perm.push_back(a);
-  const bool moved = plan.first > 0;
+  // Moving the indexed dims to the front moves data only when a dim before them is larger than
+  // 1; otherwise (a KV cache [1, heads=1, positions, dim] written along positions) the layout
+  // already is [indexed..., rest] and reshapes suffice.
+  const bool moved =
+      std::any_of(x_sizes.begin(), x_sizes.begin() + static_cast<std::ptrdiff_t>(plan.first), [](int64_t s) { return s != 1; });
   int32_t front = emit.tensor(x);
   if (moved)
     front = emitTranspose(emit, front, dtype, x->shape(), perm, base + "_front");

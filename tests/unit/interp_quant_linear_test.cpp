@@ -37,8 +37,11 @@ struct FcCase {
   const char *label;
 };
 
-void checkFullyConnected(const FcCase &c) {
-  const int64_t rows = 3, depth = 19, units = 5;
+// rows 1 (a decode step: units shared over the threads, one vector dot each) and 3 (weight rows
+// widened once for every input row); 70 units cross the kernel's blocks of 64; a depth of 19 has
+// a vector body and a tail.
+void checkFullyConnected(const FcCase &c, int64_t rows = 3, int64_t units = 5) {
+  const int64_t depth = 19;
   // int16 codes span 256x the 8-bit range: scales shrink by 256 so the outputs stay unclipped.
   const float unit = c.input == DType::Int16 ? 1.0f / 256.0f : 1.0f;
   const QParams in{{0.03f * unit}, {c.input == DType::UInt8 ? 131 : (c.input == DType::Int8 ? -7 : 0)}};
@@ -47,8 +50,14 @@ void checkFullyConnected(const FcCase &c) {
   const int64_t w_hi = c.four_bit ? (is_signed ? 7 : 15) : highest(c.weights);
   QParams wq;
   if (c.per_channel) {
-    wq.scale = {0.02f, 0.011f, 0.05f, 0.007f, 0.03f};
-    wq.zero_point = is_signed ? std::vector<int64_t>(5, 0) : std::vector<int64_t>{w_lo + 3, w_hi / 2, w_hi / 2 + 1, w_lo + 1, w_hi / 2};
+    const float scales[] = {0.02f, 0.011f, 0.05f, 0.007f, 0.03f};
+    const int64_t zeros[] = {w_lo + 3, w_hi / 2, w_hi / 2 + 1, w_lo + 1, w_hi / 2};
+    wq.scale.clear();
+    wq.zero_point.clear();
+    for (int64_t u = 0; u < units; ++u) {
+      wq.scale.push_back(scales[u % 5]);
+      wq.zero_point.push_back(is_signed ? 0 : zeros[u % 5]);
+    }
     wq.axis = 0;
   } else {
     wq.scale = {0.017f};
@@ -116,6 +125,21 @@ TEST(InterpQuantFullyConnected, MatchesRealArithmeticWithinOneStep) {
     SCOPED_TRACE(c.label);
     checkFullyConnected(c);
   }
+}
+
+TEST(InterpQuantFullyConnected, OneRowAndManyUnitsMatchRealArithmeticWithinOneStep) {
+  using A = circle::ActivationFunctionType;
+  const FcCase cases[] = {
+      {DType::Int16, DType::UInt8, false, true, A::NONE, "i16 x u8 per-channel"},
+      {DType::Int16, DType::Int8, false, true, A::NONE, "i16 x i8 per-channel"},
+      {DType::Int16, DType::UInt8, true, true, A::NONE, "i16 x uint4 per-channel"},
+      {DType::UInt8, DType::UInt8, false, true, A::NONE, "u8 x u8 per-channel"},
+  };
+  for (const FcCase &c : cases)
+    for (int64_t rows : {1, 3}) {
+      SCOPED_TRACE(std::string(c.label) + ", rows " + std::to_string(rows));
+      checkFullyConnected(c, rows, 70);
+    }
 }
 
 TEST(InterpQuantFullyConnected, LibraryProductsEqualTheLoopsCodeForCode) {

@@ -4,6 +4,7 @@
 
 #include "buffer_pool.h"
 #include "kernel.h"
+#include "kernels/weight_only.h"
 #include "memory_plan.h"
 #include "model_check.h"
 #include "quant/mx.h"
@@ -17,6 +18,7 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <tuple>
 
 namespace tico {
 
@@ -31,7 +33,12 @@ struct CompiledOp {
   std::string name;
   std::vector<int32_t> release; // tensors whose last reader is this operator
   std::vector<int64_t> output_offsets; // arena offset per output, -1 = not planned (memory_plan.h)
-  bool folded = false; // computed once when the model was prepared (a DEQUANTIZE of a constant)
+  // Not run: a DEQUANTIZE of a constant, computed once when the model was prepared, or one whose
+  // readers read its integer input themselves (weight_only.h).
+  bool folded = false;
+  // The operator as this interpreter runs it, when it differs from the model's (a weight-only
+  // reader pointed at the codes of the DEQUANTIZE it read); `op` points here then.
+  std::unique_ptr<CircleOperator> rewired;
 };
 
 // An MX tensor (MXINT8 / MXFP4): float32 values MX quantize-dequantized when written.
@@ -176,7 +183,16 @@ struct CircleInterpreter::Impl final : interp::SubgraphRunner {
   std::vector<Tensor> runSubgraph(uint32_t index, std::vector<Tensor> inputs) const override;
   std::size_t subgraphCount() const override { return subgraphs.size(); }
   void planSubgraph(CompiledSubgraph &compiled);
+  void prepareConstantDequantize(CompiledSubgraph &compiled, std::size_t o,
+                                 const std::vector<std::vector<std::size_t>> &readers, const std::vector<bool> &returned);
+  bool readCodesInPlace(CompiledSubgraph &compiled, std::size_t o, const std::vector<std::size_t> &readers);
   void foldConstantDequantize(CompiledSubgraph &compiled, std::size_t o);
+  // Constants are prepared once per model, not per subgraph: an LLM's prefill and decode
+  // subgraphs read the same weights, unpacked or dequantized once.
+  Tensor sharedConstant(const CircleSubGraph &graph, std::size_t index);
+  std::map<std::tuple<uint32_t, int, interp::Shape>, Tensor> constant_cache;
+  using DequantizeKey = std::tuple<uint32_t, int, int, std::vector<float>, std::vector<int64_t>, int32_t>;
+  std::map<DequantizeKey, Tensor> dequantized_cache;
   void checkInputs(uint32_t index, const std::vector<std::shared_ptr<const TensorData>> &inputs) const;
 };
 
@@ -200,7 +216,7 @@ CircleInterpreter::Impl::Impl(std::shared_ptr<const CircleModel> m) {
     for (std::size_t t = 0; t < graph.tensors.size(); ++t) {
       compiled.declared[t] = declaredShape(graph.tensors[t]);
       if (interp::isConstant(*model, graph.tensors[t]))
-        compiled.constants[t] = constantTensor(*model, graph, t);
+        compiled.constants[t] = sharedConstant(graph, t);
     }
 
     // Last reader of every computed tensor, so intermediates are freed as early as possible.
@@ -213,15 +229,25 @@ CircleInterpreter::Impl::Impl(std::shared_ptr<const CircleModel> m) {
       last_use[static_cast<std::size_t>(output)] = static_cast<int64_t>(graph.operators.size());
 
     compiled.ops.resize(graph.operators.size());
+    std::vector<std::vector<std::size_t>> readers(graph.tensors.size());
     for (std::size_t o = 0; o < graph.operators.size(); ++o) {
       const CircleOperator &op = graph.operators[o];
       const int32_t code = model->operator_codes[op.opcode_index].builtin_code;
       compiled.ops[o].op = &op;
       compiled.ops[o].kernel = interp::selectKernel(kernels, *model, graph, op);
       compiled.ops[o].name = interp::builtinName(code);
-      if (code == static_cast<int32_t>(circle::BuiltinOperator::DEQUANTIZE))
-        foldConstantDequantize(compiled, o);
+      for (int32_t input : op.inputs)
+        if (input >= 0 && (readers[static_cast<std::size_t>(input)].empty() ||
+                           readers[static_cast<std::size_t>(input)].back() != o))
+          readers[static_cast<std::size_t>(input)].push_back(o);
     }
+    std::vector<bool> returned(graph.tensors.size(), false);
+    for (int32_t output : graph.outputs)
+      returned[static_cast<std::size_t>(output)] = true;
+    for (std::size_t o = 0; o < graph.operators.size(); ++o)
+      if (model->operator_codes[graph.operators[o].opcode_index].builtin_code ==
+          static_cast<int32_t>(circle::BuiltinOperator::DEQUANTIZE))
+        prepareConstantDequantize(compiled, o, readers, returned);
     for (std::size_t t = 0; t < graph.tensors.size(); ++t)
       if (last_use[t] >= 0 && last_use[t] < static_cast<int64_t>(graph.operators.size()) &&
           !compiled.constants[t].defined())
@@ -231,10 +257,62 @@ CircleInterpreter::Impl::Impl(std::shared_ptr<const CircleModel> m) {
   }
 }
 
-// A DEQUANTIZE of a constant (integer weights that a float operator reads: weight-only
-// quantization) is computed once, here, like TFLite's DEQUANTIZE does in its Prepare: its result
+Tensor CircleInterpreter::Impl::sharedConstant(const CircleSubGraph &graph, std::size_t index) {
+  const CircleTensor &tensor = graph.tensors[index];
+  auto key = std::make_tuple(tensor.buffer, static_cast<int>(tensor.type), interp::Shape(tensor.shape.begin(), tensor.shape.end()));
+  auto it = constant_cache.find(key);
+  if (it == constant_cache.end())
+    it = constant_cache.emplace(std::move(key), constantTensor(*model, graph, index)).first;
+  return it->second;
+}
+
+// A DEQUANTIZE of a constant (integer weights that float operators read: weight-only
+// quantization) is not computed on every run. When each of its readers is a FULLY_CONNECTED or
+// GATHER that reads the codes itself (weight_only.h), the readers are pointed at the codes and
+// the DEQUANTIZE never runs; otherwise it is folded.
+void CircleInterpreter::Impl::prepareConstantDequantize(CompiledSubgraph &compiled, std::size_t o,
+                                                        const std::vector<std::vector<std::size_t>> &readers,
+                                                        const std::vector<bool> &returned) {
+  const CircleOperator &op = *compiled.ops[o].op;
+  if (compiled.ops[o].kernel == nullptr || op.inputs.size() != 1 || op.inputs[0] < 0 || op.outputs.size() != 1)
+    return;
+  const auto in = static_cast<std::size_t>(op.inputs[0]), out = static_cast<std::size_t>(op.outputs[0]);
+  if (!compiled.constants[in].defined() || compiled.mx[out].has_value())
+    return;
+  if (!returned[out] && !readers[out].empty() && readCodesInPlace(compiled, o, readers[out]))
+    return;
+  foldConstantDequantize(compiled, o);
+}
+
+bool CircleInterpreter::Impl::readCodesInPlace(CompiledSubgraph &compiled, std::size_t o,
+                                               const std::vector<std::size_t> &readers) {
+  const CircleSubGraph &graph = *compiled.graph;
+  const CircleOperator &dequantize = *compiled.ops[o].op;
+  const int32_t codes = dequantize.inputs[0], dequantized = dequantize.outputs[0];
+  std::vector<const interp::KernelInfo *> kernels;
+  for (std::size_t r : readers) {
+    const interp::KernelInfo *kernel = interp::weightOnlyKernelFor(
+        *model, graph, *compiled.ops[r].op, dequantized, graph.tensors[static_cast<std::size_t>(codes)]);
+    if (kernel == nullptr)
+      return false;
+    kernels.push_back(kernel);
+  }
+  for (std::size_t i = 0; i < readers.size(); ++i) {
+    CompiledOp &reader = compiled.ops[readers[i]];
+    auto rewired = std::make_unique<CircleOperator>(*reader.op);
+    std::replace(rewired->inputs.begin(), rewired->inputs.end(), dequantized, codes);
+    reader.op = rewired.get();
+    reader.rewired = std::move(rewired);
+    reader.kernel = kernels[i];
+  }
+  compiled.ops[o].folded = true; // nothing reads its output any more
+  return true;
+}
+
+// The DEQUANTIZE is computed once, here, like TFLite's DEQUANTIZE does in its Prepare: its result
 // becomes a constant of every run instead of being recomputed (and reallocated) each time. The
-// price is the float copy of those weights, held while the interpreter lives.
+// price is the float copy of those weights, held while the interpreter lives (once per model:
+// subgraphs that dequantize the same constant share it).
 void CircleInterpreter::Impl::foldConstantDequantize(CompiledSubgraph &compiled, std::size_t o) {
   CompiledOp &step = compiled.ops[o];
   const CircleOperator &op = *step.op;
@@ -243,6 +321,18 @@ void CircleInterpreter::Impl::foldConstantDequantize(CompiledSubgraph &compiled,
   const auto in = static_cast<std::size_t>(op.inputs[0]), out = static_cast<std::size_t>(op.outputs[0]);
   if (!compiled.constants[in].defined() || compiled.mx[out].has_value())
     return;
+  const CircleTensor &source = compiled.graph->tensors[in];
+  DequantizeKey key{source.buffer, static_cast<int>(source.type),
+                    static_cast<int>(compiled.graph->tensors[out].type), {}, {}, 0};
+  if (source.quantization)
+    key = DequantizeKey{source.buffer, static_cast<int>(source.type), static_cast<int>(compiled.graph->tensors[out].type),
+                        source.quantization->scale, source.quantization->zero_point,
+                        source.quantization->quantized_dimension};
+  if (auto cached = dequantized_cache.find(key); cached != dequantized_cache.end()) {
+    compiled.constants[out] = cached->second;
+    step.folded = true;
+    return;
+  }
   std::vector<Tensor> outputs(1);
   interp::OpSignature signature(*model, *compiled.graph, op);
   try {
@@ -253,6 +343,7 @@ void CircleInterpreter::Impl::foldConstantDequantize(CompiledSubgraph &compiled,
                 "): " + error.what());
   }
   compiled.constants[out] = std::move(outputs[0]);
+  dequantized_cache.emplace(std::move(key), compiled.constants[out]);
   step.folded = true;
 }
 
@@ -276,6 +367,11 @@ void CircleInterpreter::Impl::planSubgraph(CompiledSubgraph &compiled) {
   std::vector<interp::PlanOperator> ops(compiled.ops.size());
   for (std::size_t o = 0; o < ops.size(); ++o) {
     const CircleOperator &op = *compiled.ops[o].op;
+    if (compiled.ops[o].folded) { // never runs: its output is a constant or read by nobody
+      for (int32_t t : op.outputs)
+        tensors[static_cast<std::size_t>(t)].external = true;
+      continue;
+    }
     const interp::KernelTraits &traits = compiled.ops[o].kernel->traits;
     ops[o] = {op.inputs, op.outputs, traits.aliases_input0, traits.runs_subgraphs, traits.in_place_inputs};
   }

@@ -5,9 +5,25 @@
 #include "kernels/quantized/linear.h"
 #include "kernels/quantized/registrations.h"
 #include "parallel.h"
+#include "quant/code_dot.h"
+
+#include <algorithm>
+#include <type_traits>
 
 namespace tico::interp {
 namespace {
+
+// Σ (x − zp_x)(w − zp_w): int16 activations with zero point 0 and 8-bit weights (the LLM
+// recipes' lm_head) on the vector dot product, the rest in offsetDot's loop; same integers.
+template <typename Acc, typename X, typename W>
+Acc codeDot(const X *x, int32_t x_zero, const W *w, int32_t w_zero, int64_t depth) {
+  if constexpr (std::is_same_v<X, int16_t> && sizeof(W) == 1) {
+    if (x_zero == 0)
+      return static_cast<Acc>(quant::dotInt16Codes(x, w, w_zero, depth));
+  }
+  return quant::offsetDot<Acc>(x, x_zero, w, w_zero, depth);
+}
+
 
 void runQuantizedFullyConnected(KernelContext &ctx) {
   const auto &options = ctx.options<circle::FullyConnectedOptionsT>();
@@ -43,15 +59,38 @@ void runQuantizedFullyConnected(KernelContext &ctx) {
     using Acc = typename decltype(acc_tag)::type;
     const X *x = input.as<X>();
     const W *w = weights.as<W>();
-    parallelFor(rows, std::max<int64_t>(1, 65536 / std::max<int64_t>(1, units * depth)), [&](int64_t r0, int64_t r1) {
-      std::vector<int64_t> codes(static_cast<std::size_t>(units));
-      for (int64_t r = r0; r < r1; ++r) {
-        for (int64_t u = 0; u < units; ++u) {
+    // Blocks of units outer, rows inner: each block of weight rows (a few tens of KB) is read
+    // from memory once and meets every input row while it is in cache. Row-major order would
+    // stream an LLM head's 170 MB of codes once per token of a prefill. Blocks are shared out
+    // over the threads.
+    constexpr int64_t kBlock = 64;
+    const int64_t blocks = (units + kBlock - 1) / kBlock;
+    // int16 activations (zero point 0) with 8-bit weights and several rows: each weight row is
+    // widened to int16 (minus its zero point) once and multiplied with every input row.
+    constexpr bool kWidenable = std::is_same_v<X, int16_t> && sizeof(W) == 1;
+    const bool widen_once = kWidenable && q.input_zero == 0 && rows > 1;
+    parallelFor(blocks, std::max<int64_t>(1, 32768 / std::max<int64_t>(1, kBlock * depth * rows)), [&](int64_t b0, int64_t b1) {
+      std::vector<int64_t> codes(static_cast<std::size_t>(kBlock * rows));
+      std::vector<int16_t> wide(widen_once ? static_cast<std::size_t>(depth) : 0);
+      for (int64_t b = b0; b < b1; ++b) {
+        const int64_t u0 = b * kBlock, u1 = std::min(units, u0 + kBlock), n = u1 - u0;
+        for (int64_t u = u0; u < u1; ++u) {
           const auto c = static_cast<std::size_t>(u);
-          const Acc acc = quant::offsetDot<Acc>(x + r * depth, q.input_zero, w + u * depth, q.weight_zero[c], depth);
-          codes[c] = q.output(acc, c);
+          if constexpr (kWidenable) {
+            if (widen_once) {
+              quant::widenCodes(w + u * depth, q.weight_zero[c], wide.data(), depth);
+              for (int64_t r = 0; r < rows; ++r)
+                codes[static_cast<std::size_t>(r * n + (u - u0))] =
+                    q.output(static_cast<Acc>(quant::dotInt16(x + r * depth, wide.data(), depth)), c);
+              continue;
+            }
+          }
+          for (int64_t r = 0; r < rows; ++r)
+            codes[static_cast<std::size_t>(r * n + (u - u0))] =
+                q.output(codeDot<Acc>(x + r * depth, q.input_zero, w + u * depth, q.weight_zero[c], depth), c);
         }
-        quant::storeCodes(codes.data(), units, out, r * units);
+        for (int64_t r = 0; r < rows; ++r)
+          quant::storeCodes(codes.data() + r * n, n, out, r * units + u0);
       }
     });
   });
