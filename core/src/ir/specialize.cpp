@@ -4,6 +4,7 @@
 #include "tico/ir/sym_expr.h"
 #include "tico/support/error.h"
 
+#include <algorithm>
 #include <charconv>
 #include <optional>
 
@@ -35,6 +36,19 @@ Argument bound(const Argument &arg, const std::map<Value *, int64_t> &known) {
   if (arg.kind() == Argument::Kind::Value) {
     auto it = known.find(arg.asValue());
     return it == known.end() ? arg : Argument::integer(it->second);
+  }
+  // A list of symbolic integers alone reads like a Tensor[] where no schema says otherwise
+  // ("[%n]" in textual IR): it is a SymInt[] when every element is a symbolic integer.
+  if (arg.kind() == Argument::Kind::ValueList && !arg.asValues().empty() &&
+      std::all_of(arg.asValues().begin(), arg.asValues().end(),
+                  [](const Value *v) { return v && v->kind() == ValueKind::SymInt; }) &&
+      std::any_of(arg.asValues().begin(), arg.asValues().end(), [&](Value *v) { return known.count(v) > 0; })) {
+    std::vector<SymIntElem> elems;
+    for (Value *v : arg.asValues()) {
+      auto it = known.find(v);
+      elems.push_back(it == known.end() ? SymIntElem{0, v} : SymIntElem{it->second, nullptr});
+    }
+    return Argument::symInts(std::move(elems));
   }
   if (arg.kind() == Argument::Kind::SymIntList) {
     std::vector<SymIntElem> elems = arg.asSymInts();
