@@ -92,7 +92,11 @@ public:
 
 private:
   Eigen::Index columns_;
-  Eigen::MatrixXd lower_;  // only the lower triangle is accumulated (half the work)
+  void flush() const; // adds the float32 partial sum into lower_
+  // Only the lower triangles are computed and read. hessian() flushes, hence mutable.
+  mutable Eigen::MatrixXd lower_;
+  mutable RowMajorMatrixXf pending_; // float32 partial sum of up to 1024 samples
+  mutable Eigen::Index pending_rows_ = 0;
   int64_t batch_items_ = 0;
   int64_t sample_rows_ = 0;
 };
