@@ -15,6 +15,7 @@
 #include <cstring>
 #include <limits>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace tico::quant {
 namespace {
@@ -65,6 +66,7 @@ public:
       ++index;
     }
     node_count_ = index;
+    classifyNodes();
   }
 
   CalibrationRunStats run() {
@@ -87,9 +89,19 @@ public:
         overrides = quantizer_.layer(node, context_);
         applyOverrides(node, overrides);
       }
-      for (std::size_t b = 0; b < n; ++b) {
-        runOne(node, position, b);
-        progress.advance(1);
+      if (!needed_.count(&node)) {
+        // Nothing observed depends on it (an LLM's vocabulary projection for GPTQ, which leaves
+        // the head alone): it does not run.
+        for (std::size_t b = 0; b < n; ++b)
+          for (const Value *v : batches_[b].runner->release(node)) // what only it read goes now
+            forget(b, v);
+        progress.advance(n);
+        ++skipped_;
+      } else {
+        for (std::size_t b = 0; b < n; ++b) {
+          runOne(node, position, b);
+          progress.advance(1);
+        }
       }
       // Every batch has passed this node: its mapped weights leave the resident set, so only
       // the current layer's weights are in memory at a time (a later reader maps them back).
@@ -108,10 +120,45 @@ public:
       ++position;
     }
     progress.finish();
+    if (skipped_ > 0)
+      TICO_INFO << options_.label << ": " << skipped_ << " nodes no observed value depends on were not run";
     return stats_;
   }
 
 private:
+  // needed_: the nodes observed values (and so the layers' inputs) depend on; constant_: those
+  // that read constants only, whose result is the same for every batch.
+  void classifyNodes() {
+    std::vector<const Node *> order;
+    for (const auto &node : graph_.nodes())
+      order.push_back(node.get());
+    std::unordered_set<const Value *> wanted(plan_.observedValues().begin(), plan_.observedValues().end());
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      const Node *node = *it;
+      bool needed = false;
+      for (const Value *out : node->outputs())
+        needed = needed || wanted.count(out) > 0;
+      if (!needed)
+        continue;
+      needed_.insert(node);
+      for (const NamedArg &arg : node->args())
+        for (const Value *v : arg.value.referencedValues())
+          wanted.insert(v);
+    }
+    std::unordered_set<const Value *> constant_values;
+    for (const Node *node : order) {
+      bool constant = true;
+      for (const NamedArg &arg : node->args())
+        for (const Value *v : arg.value.referencedValues())
+          constant = constant && (v->isConstant() || constant_values.count(v) > 0);
+      if (!constant)
+        continue;
+      constant_.insert(node);
+      for (const Value *out : node->outputs())
+        constant_values.insert(out);
+    }
+  }
+
   struct Batch {
     std::unique_ptr<eval::GraphRunner> runner;
     // Intermediates this batch holds in memory (bytes), and those written to disk.
@@ -163,6 +210,20 @@ private:
   // Runs node `node` (the `position`-th in graph order) for batch `b`.
   void runOne(const Node &node, std::size_t position, std::size_t b) {
     Batch &batch = batches_[b];
+    if (b > 0 && constant_.count(&node)) {
+      // Computed from constants only (a dequantized weight): batch 0's result, shared. Only
+      // batch 0 accounts for its memory.
+      for (const Value *out : node.outputs())
+        if (auto it = batches_[0].runner->env().find(out); it != batches_[0].runner->env().end()) {
+          batch.runner->env()[out] = it->second;
+          if (plan_.observedValues().count(out) && it->second.tensor)
+            deliver(out, &node, b, it->second.tensor);
+        }
+      for (const Value *v : batch.runner->release(node))
+        forget(b, v);
+      current_ = {static_cast<int64_t>(position), b};
+      return;
+    }
     reload(node, b);
     try {
       batch.runner->runNode(node);
@@ -310,6 +371,9 @@ private:
   QuantizeContext &context_;
   const CalibrationRunOptions &options_;
   std::shared_ptr<const eval::GraphLiveness> liveness_;
+  std::unordered_set<const Node *> needed_;
+  std::unordered_set<const Node *> constant_;
+  std::size_t skipped_ = 0;
   std::unordered_map<const Value *, std::vector<std::size_t>> uses_; // node positions, ascending
   std::size_t node_count_ = 0;
   std::vector<Batch> batches_;
