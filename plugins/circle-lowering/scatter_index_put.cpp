@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 namespace tico::lowering {
 namespace {
@@ -219,6 +220,80 @@ public:
   void lower(const Node &node, CircleEmitter &emit) const override { lowerPlan(node, indexPutPlan(node), emit); }
 };
 
+// Whether `v` holds 0, 1, ..., n-1: arange(n) (arange.start(0, n), arange.start_step(0, n, 1)).
+bool isIota(const Value *v, int64_t n) {
+  const Node *p = v->producer();
+  if (p == nullptr)
+    return false;
+  const auto intArg = [&](std::size_t i) -> std::optional<int64_t> {
+    if (i >= p->numArgs() || !p->arg(i).isInt())
+      return std::nullopt;
+    return p->arg(i).asInt();
+  };
+  if (p->opId() == ops::aten::arange_default)
+    return intArg(0) == n;
+  if (p->opId() == ops::aten::arange_start)
+    return intArg(0) == 0 && intArg(1) == n;
+  if (p->opId() == ops::aten::arange_start_step)
+    return intArg(0) == 0 && intArg(1) == n && intArg(2) == 1;
+  return false;
+}
+
+// The runtime start of an index that counts up by one from it: index = start + arange(n), start
+// one integer element. A KV-cache write at the current position has that form; null otherwise.
+const Value *contiguousStart(const Value *index) {
+  const Node *add = index->producer();
+  if (add == nullptr || add->opId() != ops::aten::add_Tensor || index->rank() != 1 || countSymbolic(index->shape()) > 0)
+    return nullptr;
+  if (const Argument *alpha = add->findArg("alpha"); alpha && !(alpha->isNumber() && alpha->asDouble() == 1.0))
+    return nullptr;
+  const int64_t n = index->shape()[0].value();
+  for (std::size_t side : {0u, 1u}) {
+    const Argument &a = add->arg(side), &b = add->arg(1 - side);
+    if (!a.isValue() || !b.isValue() || !isIota(a.asValue(), n))
+      continue;
+    const Value *start = b.asValue();
+    const bool scalar = start->isTensor() && countSymbolic(start->shape()) == 0 && product(staticSizes(start->shape())) == 1;
+    if (scalar && (start->dtype() == DType::Int32 || start->dtype() == DType::Int64))
+      return start;
+  }
+  return nullptr;
+}
+
+// index_copy(x, dim, start + arange(n), source): the source block written at `start` along dim,
+// as DYNAMIC_UPDATE_SLICE. Its start is clamped into [0, size - n] where index_copy would fail
+// on an out-of-range index: a KV cache written past its end is an error of the caller either way.
+void lowerBlockWrite(const Node &node, const Value *start, CircleEmitter &emit) {
+  const Value *x = node.input(0);
+  const std::string base = node.name();
+  const auto rank = x->rank();
+  const auto dim = normalizeDim(node.arg(1).asInt(), rank);
+  int32_t update = castedTensor(emit, node.input(3), x->dtype(), base + "_update");
+  int32_t first = castedTensor(emit, start, DType::Int32, base + "_start");
+  if (start->rank() != 1)
+    first = reshapeStatic(emit, first, DType::Int32, {1}, base + "_start_vector");
+  std::vector<int64_t> unit(static_cast<std::size_t>(rank), 0);
+  unit[static_cast<std::size_t>(dim)] = 1;
+  int32_t starts = emit.newTensor(DType::Int32, Shape{Dim(rank)}, base + "_starts");
+  emit.addOperator(circle::BuiltinOperator::MUL, {first, int32Vector(emit, unit, base + "_axis")}, {starts},
+                   options(circle::MulOptionsT{}));
+  emitOp(emit, circle::BuiltinOperator::DYNAMIC_UPDATE_SLICE, {emit.tensor(x), update, starts}, node.output(),
+         options(circle::DynamicUpdateSliceOptionsT{}));
+}
+
+// A block write applies when the source is the destination with `dim` cut to the index's length.
+bool isBlockWrite(const Node &node) {
+  const Value *x = node.input(0), *source = node.input(3), *index = node.input(2);
+  if (contiguousStart(index) == nullptr || countSymbolic(x->shape()) > 0 || countSymbolic(source->shape()) > 0 ||
+      source->rank() != x->rank())
+    return false;
+  const auto dim = static_cast<std::size_t>(normalizeDim(node.arg(1).asInt(), x->rank()));
+  for (std::size_t d = 0; d < static_cast<std::size_t>(x->rank()); ++d)
+    if (source->shape()[d].value() != (d == dim ? index->shape()[0].value() : x->shape()[d].value()))
+      return false;
+  return isNumericDType(x->dtype());
+}
+
 // index_copy(x, dim, index, source) = index_put(x, [None] * dim + [index], source).
 Plan indexCopyPlan(const Node &node) {
   Plan plan;
@@ -231,6 +306,8 @@ Plan indexCopyPlan(const Node &node) {
 class IndexCopy final : public CheckedLowering {
 public:
   std::string check(const Node &node) const override {
+    if (isBlockWrite(node))
+      return "";
     if (node.input(2)->rank() > 1)
       return "index_copy needs a 0-D or 1-D index";
     Plan plan = indexCopyPlan(node);
@@ -238,7 +315,11 @@ public:
       return "index_copy source must have the destination's rank";
     return checkPlan(node, plan);
   }
-  void lower(const Node &node, CircleEmitter &emit) const override { lowerPlan(node, indexCopyPlan(node), emit); }
+  void lower(const Node &node, CircleEmitter &emit) const override {
+    if (isBlockWrite(node))
+      return lowerBlockWrite(node, contiguousStart(node.input(2)), emit);
+    lowerPlan(node, indexCopyPlan(node), emit);
+  }
 };
 
 } // namespace
@@ -247,7 +328,9 @@ void registerScatterIndexPut(Registrar &r) {
   registerFor(r, {ops::aten::index_put_default, ops::aten::_unsafe_index_put_default},
               "row writes: destination + matched rows when accumulating, else SELECT_V2 of the written rows",
               std::make_shared<IndexPut>());
-  registerFor(r, {ops::aten::index_copy_default}, "row writes along dim, SELECT_V2 of the written rows",
+  registerFor(r, {ops::aten::index_copy_default},
+              "a block at start + arange(n): DYNAMIC_UPDATE_SLICE; other row writes along dim: SELECT_V2 of the "
+              "written rows",
               std::make_shared<IndexCopy>());
 }
 

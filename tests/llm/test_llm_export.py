@@ -135,3 +135,22 @@ def test_context_limit_is_an_error(exported):
     # Generation that reaches the last slot stops with the reason instead of failing.
     tokens, stats = circle.generate([5] * (MAX_CONTEXT - 3), 10, stop_at_eos=False, return_stats=True)
     assert stats["stop_reason"] == "context" and len(tokens) == 4
+
+
+def test_a_prefill_window_near_the_end_of_the_cache_starts_earlier(tmp_path):
+    """Each call writes its rows as one block from its first position (DYNAMIC_UPDATE_SLICE), so a
+    padded prefill must end inside the cache: with max_context 30 and chunks of 8, the last 3 of
+    27 prompt tokens go in a window starting at 22 that feeds tokens 22 and 23 again. The tokens
+    still equal Hugging Face's."""
+    model = build("gemma3")
+    circle = llm.export(model, tmp_path / "m.circle", max_context=30, prefill_len=8, tokenizer=False, progress=False)
+    ops = run_tool("tico-circle", "inspect", tmp_path / "m.circle").stdout
+    assert "DYNAMIC_UPDATE_SLICE" in ops and "SCATTER_ND" not in ops
+    torch.manual_seed(7)
+    prompt = torch.randint(3, VOCAB, (1, 27))
+    with torch.no_grad():
+        expected = model.generate(prompt, max_new_tokens=3, do_sample=False, eos_token_id=None,
+                                  pad_token_id=0)[0, 27:].tolist()
+    tokens, stats = circle.generate(prompt[0].tolist(), 3, stop_at_eos=False, return_stats=True)
+    assert tokens == expected
+    assert stats["prefill_calls"] == 4

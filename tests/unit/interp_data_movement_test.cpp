@@ -321,3 +321,37 @@ TEST(InterpCast, ConversionsFollowPyTorch) {
 
 } // namespace
 } // namespace tico
+
+namespace tico {
+namespace {
+
+// DYNAMIC_UPDATE_SLICE: the operand with `update` written as a block at the start indices, each
+// start clamped into [0, dim - update_dim] (TFLite's rule). x = arange(24).reshape(2, 3, 4).
+TEST(InterpDynamicUpdateSlice, WritesTheBlockAtTheClampedStart) {
+  const auto x = test::i32({2, 3, 4}, std::vector<int32_t>(24, 0));
+  std::vector<int32_t> ones(6, 1);
+  // A [1, 2, 3] block at (1, 1, 1): rows 1..2 of batch 1, columns 1..3.
+  auto out = test::runSingle({circle::BuiltinOperator::DYNAMIC_UPDATE_SLICE, {},
+                              {x, test::i32({1, 2, 3}, {1, 2, 3, 4, 5, 6}), test::i32({3}, {1, 1, 1})}, DType::Int32})
+                 .at(0);
+  test::expectValues<int32_t>(*out, DType::Int32,
+                              {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,   // batch 0 untouched
+                               0, 0, 0, 0, 0, 1, 2, 3, 0, 4, 5, 6}); // batch 1, rows 1-2, columns 1-3
+  // int64 starts past the end are clamped: (5, 9, -2) -> (1, 1, 0); a full-width block is one run.
+  out = test::runSingle({circle::BuiltinOperator::DYNAMIC_UPDATE_SLICE, {},
+                         {x, test::i32({1, 2, 4}, {1, 2, 3, 4, 5, 6, 7, 8}),
+                          test::tensorOf(DType::Int64, {3}, std::vector<int64_t>{5, 9, -2})},
+                         DType::Int32})
+            .at(0);
+  test::expectValues<int32_t>(*out, DType::Int32,
+                              {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8});
+}
+
+TEST(InterpDynamicUpdateSlice, AnUpdateLargerThanTheOperandIsAnError) {
+  EXPECT_THROW(test::runSingle({circle::BuiltinOperator::DYNAMIC_UPDATE_SLICE, {},
+                                {test::i32({2}, {0, 0}), test::i32({3}, {1, 2, 3}), test::i32({1}, {0})}, DType::Int32}),
+               Error);
+}
+
+} // namespace
+} // namespace tico

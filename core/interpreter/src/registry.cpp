@@ -19,6 +19,7 @@ const KernelTable &kernelTable() {
     registerConv2DKernel(t);
     registerCumsumKernel(t);
     registerDepthwiseConv2DKernel(t);
+    registerDynamicUpdateSliceKernel(t);
     registerFillKernels(t);
     registerFullyConnectedKernel(t);
     registerGatherKernels(t);

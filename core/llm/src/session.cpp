@@ -84,24 +84,33 @@ LlmSession::LlmSession(std::shared_ptr<const CircleModel> model, std::shared_ptr
 void LlmSession::reset() {
   cache_ = empty_cache_;
   position_ = 0;
+  history_.clear();
 }
 
 void LlmSession::runChunk(const int32_t *tokens, std::size_t count, bool through_prefill, const LogitsSink &sink) {
   const int64_t width = through_prefill ? spec_.prefill_len : 1;
+  // A call writes its tokens' keys and values into consecutive cache slots from its first
+  // position (the exported graph's DYNAMIC_UPDATE_SLICE), so the window must end inside the
+  // cache: a padded prefill near the end starts earlier and feeds the tokens before it again
+  // (same tokens at the same positions: the same keys and values are written over themselves).
+  const int64_t start = std::min(position_, spec_.max_context - width);
+  const auto again = static_cast<std::size_t>(position_ - start);
   std::vector<int32_t> ids(static_cast<std::size_t>(width), spec_.pad_id);
   std::vector<int32_t> positions(static_cast<std::size_t>(width));
   for (int64_t i = 0; i < width; ++i) {
-    if (static_cast<std::size_t>(i) < count)
-      ids[static_cast<std::size_t>(i)] = tokens[i];
-    // Padding goes on past the context, never past the last slot.
-    positions[static_cast<std::size_t>(i)] = static_cast<int32_t>(std::min(position_ + i, spec_.max_context - 1));
+    const auto u = static_cast<std::size_t>(i);
+    if (u < again)
+      ids[u] = history_[static_cast<std::size_t>(start) + u];
+    else if (u - again < count)
+      ids[u] = tokens[u - again];
+    positions[u] = static_cast<int32_t>(start + i);
   }
   std::vector<std::shared_ptr<const TensorData>> inputs{int32Row(ids), int32Row(positions)};
   inputs.insert(inputs.end(), cache_.begin(), cache_.end());
-  const auto start = Clock::now();
+  const auto started = Clock::now();
   std::vector<std::shared_ptr<const TensorData>> outputs =
       runtime_->run(inputs, through_prefill ? prefill_subgraph_ : decode_subgraph_);
-  const double seconds = secondsSince(start);
+  const double seconds = secondsSince(started);
   if (through_prefill) {
     ++times_.prefill_calls;
     times_.prefill_tokens += static_cast<int64_t>(count);
@@ -115,11 +124,12 @@ void LlmSession::runChunk(const int32_t *tokens, std::size_t count, bool through
                 std::to_string(1 + cache_.size()));
   std::copy(outputs.begin() + 1, outputs.end(), cache_.begin());
   position_ += static_cast<int64_t>(count);
+  history_.insert(history_.end(), tokens, tokens + count);
   const TensorData &logits = *outputs.front();
   if (sink)
     for (std::size_t i = 0; i < count; ++i)
-      sink(i, floatLogits(logits, spec_.vocab_size, i));
-  const float *last = floatLogits(logits, spec_.vocab_size, count - 1);
+      sink(i, floatLogits(logits, spec_.vocab_size, again + i));
+  const float *last = floatLogits(logits, spec_.vocab_size, again + count - 1);
   last_logits_.assign(last, last + spec_.vocab_size);
 }
 

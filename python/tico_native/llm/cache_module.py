@@ -64,8 +64,10 @@ class _ProbeCache:
 
 class _FunctionalCache:
     """The cache object the model sees while exported: update() writes the new rows into this
-    layer's input tensor at the token positions (a new tensor, no in-place write) and returns
-    the whole cache for attention."""
+    layer's input tensor (a new tensor, no in-place write) and returns the whole cache for
+    attention. The rows go to consecutive slots from ``index`` = first position + 0..T-1, which
+    tico lowers to DYNAMIC_UPDATE_SLICE (one block copy, and an operator onert runs): the
+    runtime contract is that a call's positions are consecutive and end inside the cache."""
 
     def __init__(self, keys, values, index):
         self.keys, self.values, self.index = list(keys), list(values), index
@@ -185,8 +187,9 @@ class CachedCausalLM(nn.Module):
 
     def forward(self, input_ids: torch.Tensor, positions: torch.Tensor, *cache: torch.Tensor):
         index = positions.reshape(-1).to(torch.int64)
+        slots = index[:1] + torch.arange(index.shape[0], dtype=torch.int64)
         keys, values = cache[0::2], cache[1::2]
-        state = _FunctionalCache(keys, values, index)
+        state = _FunctionalCache(keys, values, slots)
         out = self.model(input_ids=input_ids, position_ids=index[None], attention_mask=self._masks(index),
                          cache=state, use_cache=True)
         new_cache = []

@@ -18,6 +18,7 @@ void registerControlFlowKernels(KernelTable &table);
 void registerConv2DKernel(KernelTable &table);
 void registerCumsumKernel(KernelTable &table);
 void registerDepthwiseConv2DKernel(KernelTable &table);
+void registerDynamicUpdateSliceKernel(KernelTable &table);
 void registerFillKernels(KernelTable &table);
 void registerFullyConnectedKernel(KernelTable &table);
 void registerGatherKernels(KernelTable &table);

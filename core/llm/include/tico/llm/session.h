@@ -41,7 +41,8 @@ public:
   // Appends `tokens` to the context: full chunks of prefill_len through prefill; a remainder of
   // one token through decode, a longer one through a prefill padded with pad_id (the padding
   // writes cache slots past the context, which the mask hides until a real token overwrites
-  // them). `sink`, when given, receives the logits after every token. Throws tico::Error when
+  // them; a window that would end past the cache starts earlier and feeds the tokens before it
+  // again). `sink`, when given, receives the logits after every token. Throws tico::Error when
   // the context would exceed max_context, naming both.
   void feed(const std::vector<int32_t> &tokens, const LogitsSink &sink = {});
   // One token through decode; returns the logits predicting the next one.
@@ -63,6 +64,7 @@ private:
   std::vector<std::shared_ptr<const TensorData>> empty_cache_;
   std::vector<std::shared_ptr<const TensorData>> cache_;
   int64_t position_ = 0;
+  std::vector<int32_t> history_; // the tokens in the cache, for windows that start earlier
   std::vector<float> last_logits_;
   CallTimes times_;
 };
