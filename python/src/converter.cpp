@@ -121,13 +121,20 @@ std::vector<std::byte> bytesOf(nb::handle value) {
   return std::vector<std::byte>(begin, begin + b.size());
 }
 
-// The "extra" options (see converter.h) onto the conversion options; returns the recipe path.
-std::string applyExtra(nb::dict extra, ConversionOptions &options) {
-  std::string recipe;
+struct ExtraPaths {
+  std::string recipe; // a quantization recipe to insert
+  std::string output; // write the Circle file here instead of returning its bytes
+};
+
+// The "extra" options (see converter.h) onto the conversion options.
+ExtraPaths applyExtra(nb::dict extra, ConversionOptions &options) {
+  ExtraPaths paths;
   for (auto [key, value] : extra) {
     const std::string name = nb::cast<std::string>(key);
     if (name == "quant") {
-      recipe = nb::cast<std::string>(value);
+      paths.recipe = nb::cast<std::string>(value);
+    } else if (name == "output") {
+      paths.output = nb::cast<std::string>(value);
     } else if (name == "progress") {
       options.calibration.progress = nb::cast<bool>(value);
     } else if (name == "calibration") {
@@ -177,7 +184,7 @@ std::string applyExtra(nb::dict extra, ConversionOptions &options) {
       throwPython("ConfigError", "unknown conversion option '" + name + "'");
     }
   }
-  return recipe;
+  return paths;
 }
 
 } // namespace
@@ -225,7 +232,8 @@ nb::bytes Converter::convert(ConversionOptions &options, const std::vector<std::
                              nb::dict config, nb::object incremental, nb::dict extra) {
   if (pipelines.empty())
     throwPython("ManifestError", "no pipeline manifest given");
-  const std::string recipe = applyExtra(extra, options);
+  const ExtraPaths paths = applyExtra(extra, options);
+  const std::string &recipe = paths.recipe;
   Manifest manifest;
   try {
     manifest = Manifest::load(pipelines.front());
@@ -265,15 +273,21 @@ nb::bytes Converter::convert(ConversionOptions &options, const std::vector<std::
         request->state_writes.assign(converted.state_writes.begin(), converted.state_writes.end());
         addIncrementalStrategies(registry_, *converted.model, *request, requireValidCircleModel);
       }
-      serializeCircleInto(*converted.model, [&](std::size_t size) -> std::byte * {
+      if (!paths.output.empty()) {
+        writeCircleFile(*converted.model, paths.output); // atomic: all or nothing
         nb::gil_scoped_acquire gil;
-        result = PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(size));
-        if (result == nullptr) {
-          PyErr_Clear();
-          throw Error("cannot serialize Circle model: no memory for " + std::to_string(size) + " bytes");
-        }
-        return reinterpret_cast<std::byte *>(PyBytes_AS_STRING(result));
-      });
+        result = PyBytes_FromStringAndSize(nullptr, 0);
+      } else {
+        serializeCircleInto(*converted.model, [&](std::size_t size) -> std::byte * {
+          nb::gil_scoped_acquire gil;
+          result = PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(size));
+          if (result == nullptr) {
+            PyErr_Clear();
+            throw Error("cannot serialize Circle model: no memory for " + std::to_string(size) + " bytes");
+          }
+          return reinterpret_cast<std::byte *>(PyBytes_AS_STRING(result));
+        });
+      }
       // The graph (whose constants view the caller's archive) is released here, before the
       // GIL is taken back; the buffer's owner takes the GIL itself to let go of it.
     } catch (const UnsupportedOpsError &e) {

@@ -32,7 +32,8 @@ public:
   // quantization: "quant" (a recipe manifest path), "calibration" ({"batches": [[array, ...],
   // ...]} in memory, or {"path": str, "source": str}; plus "limit", "seed", "memory_budget"),
   // "progress" (bool), "signatures" ([(name, ["input.dim=size", ...]), ...]),
-  // "signature_output_names" ([str]), "metadata" ([(name, bytes), ...]).
+  // "signature_output_names" ([str]), "metadata" ([(name, bytes), ...]), "output" (a path: the
+  // file is written there, atomically, and empty bytes are returned).
   nanobind::bytes convertBytes(nanobind::handle archive, const std::string &name,
                                const std::vector<std::string> &pipelines, nanobind::dict config,
                                nanobind::object incremental, nanobind::dict extra);

@@ -13,9 +13,10 @@ text to text.
 
 from __future__ import annotations
 
-import io
+import gc
 import json
 import os
+import tempfile
 import time
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -112,7 +113,9 @@ def spec_json(wrapper: CachedCausalLM, prefill_len: int, tokenizer, embed_tokeni
 
 def _token_stream(calibration, tokenizer) -> list[int]:
     """Token ids from text, a list of texts, a text file path or token-id lists."""
-    if isinstance(calibration, (str, os.PathLike)) and Path(calibration).is_file():
+    if isinstance(calibration, os.PathLike) or (
+            isinstance(calibration, str) and "\n" not in calibration and len(calibration) < 4096
+            and Path(calibration).is_file()):
         calibration = Path(calibration).read_text(encoding="utf-8")
     if isinstance(calibration, str):
         calibration = [calibration]
@@ -189,8 +192,10 @@ def export(
     recipes that calibrate need ``calibration``: text, a list of texts, a text file, or token-id
     lists, cut into ``calibration_batches`` windows of ``prefill_len`` tokens (never the text
     you evaluate on). ``tokenizer``: the model's (default: loaded with it), or False to embed
-    none. Writes ``out`` when given (atomically) and returns the CircleModel. ``report``, when a
-    dict, receives the export and conversion times.
+    none. Writes ``out`` when given (atomically; the returned CircleModel maps it) and returns the
+    CircleModel. The exported program passes through a private temporary file (``TMPDIR``) that
+    the converter maps, so weights are not held twice. ``report``, when a dict, receives the
+    export and conversion times.
     """
     started = time.perf_counter()
     model, loaded_tokenizer = load_causal_lm(model_or_path)
@@ -225,21 +230,26 @@ def export(
             windows = calibration_windows(calibration, tokenizer, prefill_len, calibration_batches, bos)
             extra["calibration"] = {"batches": _calibration_batches(wrapper, windows)}
     t_export = time.perf_counter()
-    program = export_program(wrapper, prefill_len)
-    buffer = io.BytesIO()
-    torch.export.save(program, buffer)
-    del program
-    t_convert = time.perf_counter()
     pipelines, fields = _pipelines_and_config(pipeline, config)
-    view = buffer.getbuffer()
-    try:
-        circle = _resources.converter().convert_bytes(view, type(model).__name__, pipelines, fields, None, extra)
-    finally:
-        view.release()
-    result = CircleModel(circle, os.fspath(out) if out is not None else "<llm>")
-    if out is not None:
-        result.save(out)
+    with tempfile.TemporaryDirectory(prefix="tico-llm-") as work:
+        # The program goes to a private file the converter maps (weights are paged in and out as
+        # calibration reads them), not to memory; the model we loaded ourselves is released
+        # before the conversion starts, so the two never hold the weights at the same time.
+        archive = os.path.join(work, "program.pt2")
+        program = export_program(wrapper, prefill_len)
+        torch.export.save(program, archive)
+        del program
+        if not isinstance(model_or_path, torch.nn.Module):
+            del model, wrapper
+            loaded_tokenizer = tokenizer = None
+            gc.collect()
+        t_convert = time.perf_counter()
+        if out is not None:
+            extra["output"] = os.fspath(out)
+        circle = _resources.converter().convert_file(archive, pipelines, fields, None, extra)
+    result = CircleModel.load(out) if out is not None else CircleModel(circle, "<llm>")
     if report is not None:
         report.update({"load_seconds": t_export - started, "export_seconds": t_convert - t_export,
-                       "convert_seconds": time.perf_counter() - t_convert, "bytes": len(circle)})
+                       "convert_seconds": time.perf_counter() - t_convert,
+                       "bytes": os.path.getsize(out) if out is not None else len(circle)})
     return result
