@@ -9,10 +9,31 @@
 #include "support.h"
 #include "tico/ops/torch_ops.h"
 
+#include <algorithm>
+
 namespace tico::lowering {
 namespace {
 
-circle::BuiltinOptionsUnion batchMatMulOptions() { return options(circle::BatchMatMulOptionsT{}); }
+circle::BuiltinOptionsUnion batchMatMulOptions(bool adjoint_lhs = false, bool adjoint_rhs = false) {
+  circle::BatchMatMulOptionsT o;
+  o.adjoint_lhs = adjoint_lhs;
+  o.adjoint_rhs = adjoint_rhs;
+  return options(std::move(o));
+}
+
+// The operand `v` is transpose(x, -2, -1) of a float x of rank >= 2: BATCH_MATMUL reads x with
+// its adjoint flag instead, and the TRANSPOSE, when nothing else reads it, is left for dce (an
+// attention's keys: q @ k^T copied the whole key cache per layer and step).
+const Value *transposedOperand(const Value *v) {
+  const Node *p = v->producer();
+  if (p == nullptr || p->opId() != ops::aten::transpose_int || v->rank() < 2)
+    return nullptr;
+  const int64_t rank = v->rank();
+  const int64_t d0 = normalizeDim(p->arg(1).asInt(), rank), d1 = normalizeDim(p->arg(2).asInt(), rank);
+  if (std::min(d0, d1) != rank - 2 || std::max(d0, d1) != rank - 1)
+    return nullptr;
+  return p->input(0);
+}
 
 class Linear final : public CheckedLowering {
 public:
@@ -92,7 +113,11 @@ public:
     const Value *b = node.input(1);
     const Value *out = node.output();
     if (a->rank() >= 2 && b->rank() >= 2) {
-      emitOp(emit, circle::BuiltinOperator::BATCH_MATMUL, {emit.tensor(a), emit.tensor(b)}, out, batchMatMulOptions());
+      const bool plain = !anyQuantized({a, b, out});
+      const Value *ta = plain ? transposedOperand(a) : nullptr;
+      const Value *tb = plain ? transposedOperand(b) : nullptr;
+      emitOp(emit, circle::BuiltinOperator::BATCH_MATMUL, {emit.tensor(ta ? ta : a), emit.tensor(tb ? tb : b)}, out,
+             batchMatMulOptions(ta != nullptr, tb != nullptr));
       return;
     }
     // Promote the 1-D operand(s) to a matrix: [K] -> [1, K] on the left, [K] -> [K, 1] on the right.
