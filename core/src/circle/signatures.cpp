@@ -12,17 +12,18 @@
 namespace tico {
 namespace {
 
-// FNV-1a over a buffer's row-major bytes: only to find candidates, equality is checked on bytes.
-uint64_t contentHash(const std::vector<std::byte> &bytes) {
-  uint64_t h = 1469598103934665603ull;
-  for (std::byte b : bytes) {
-    h ^= static_cast<uint64_t>(b);
-    h *= 1099511628211ull;
-  }
-  return h;
+// Whether two buffers hold the same elements (same dtype and shape; contiguous ones are compared
+// where they are, without a copy).
+bool sameContents(const TensorData &a, const TensorData &b) {
+  if (a.dtype != b.dtype || a.sizes != b.sizes)
+    return false;
+  if (a.isContiguous() && b.isContiguous())
+    return a.nbytes() == 0 || std::memcmp(a.data(), b.data(), a.nbytes()) == 0;
+  return a.contiguousBytes() == b.contiguousBytes();
 }
 
-// Buffers of the merged model, found again by view or by content.
+// Buffers of the merged model, found again by view (the specializations of one graph share their
+// weights' storage: no byte is read) or else by contents among buffers of the same shape.
 class BufferTable {
 public:
   explicit BufferTable(CircleModel &model) : model_(model) {}
@@ -34,23 +35,20 @@ public:
     for (uint32_t index : by_storage_[data.storage.get()])
       if (model_.buffers[index].data->sameView(data))
         return index;
-    std::vector<std::byte> bytes = data.contiguousBytes();
-    const uint64_t h = contentHash(bytes);
-    for (uint32_t index : by_hash_[h]) {
-      const TensorData &other = *model_.buffers[index].data;
-      if (other.dtype == data.dtype && other.sizes == data.sizes && other.contiguousBytes() == bytes)
+    auto &same_shape = by_shape_[{data.dtype, data.sizes}];
+    for (uint32_t index : same_shape)
+      if (sameContents(*model_.buffers[index].data, data))
         return index;
-    }
     const uint32_t index = model_.addBuffer(buffer.data);
     by_storage_[data.storage.get()].push_back(index);
-    by_hash_[h].push_back(index);
+    same_shape.push_back(index);
     return index;
   }
 
 private:
   CircleModel &model_;
   std::unordered_map<const Storage *, std::vector<uint32_t>> by_storage_;
-  std::unordered_map<uint64_t, std::vector<uint32_t>> by_hash_;
+  std::map<std::pair<DType, std::vector<int64_t>>, std::vector<uint32_t>> by_shape_;
 };
 
 std::vector<CircleTensorMap> tensorMap(const CircleSubGraph &graph, const std::vector<int32_t> &indices) {
