@@ -19,6 +19,7 @@
 #include <map>
 #include <optional>
 #include <tuple>
+#include <unordered_map>
 
 namespace tico {
 
@@ -182,6 +183,8 @@ struct CircleInterpreter::Impl final : interp::SubgraphRunner {
   explicit Impl(std::shared_ptr<const CircleModel> m);
   std::vector<Tensor> runSubgraph(uint32_t index, std::vector<Tensor> inputs) const override;
   std::size_t subgraphCount() const override { return subgraphs.size(); }
+  std::shared_ptr<const void> &operatorState(const CircleOperator &op) const override { return op_state[&op]; }
+  mutable std::unordered_map<const CircleOperator *, std::shared_ptr<const void>> op_state;
   void planSubgraph(CompiledSubgraph &compiled);
   void prepareConstantDequantize(CompiledSubgraph &compiled, std::size_t o,
                                  const std::vector<std::vector<std::size_t>> &readers, const std::vector<bool> &returned);

@@ -20,13 +20,27 @@
 
 namespace tico::interp {
 
-// Runs another subgraph of the model (IF / WHILE bodies).
+// Runs another subgraph of the model (IF / WHILE bodies), and keeps what kernels prepare once.
 class SubgraphRunner {
 public:
   virtual ~SubgraphRunner() = default;
   virtual std::vector<Tensor> runSubgraph(uint32_t index, std::vector<Tensor> inputs) const = 0;
   virtual std::size_t subgraphCount() const = 0;
+  // A slot a kernel may fill with what it derives from its operator's constants (per-channel
+  // multipliers of a 262,144-unit head, a table's row scales) so later runs do not derive it
+  // again. Empty until the first run sets it; it lives as long as the interpreter. Only touched
+  // on the calling thread of a run (one run at a time per interpreter).
+  virtual std::shared_ptr<const void> &operatorState(const CircleOperator &op) const = 0;
 };
+
+// operatorState as a T, built by make() the first time.
+template <typename T, typename Make>
+const T &preparedState(const SubgraphRunner &runner, const CircleOperator &op, Make &&make) {
+  std::shared_ptr<const void> &slot = runner.operatorState(op);
+  if (!slot)
+    slot = std::make_shared<const T>(make());
+  return *static_cast<const T *>(slot.get());
+}
 
 // The declared (model-level) view of one operator: what the construction-time checks see.
 class OpSignature {

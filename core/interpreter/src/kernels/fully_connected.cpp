@@ -5,9 +5,16 @@
 // [rows, units]. The bias is optional (-1).
 #include "gemm.h"
 #include "kernels/registrations.h"
+#include "parallel.h"
+#include "quant/code_dot.h"
+
+#include <algorithm>
 
 namespace tico::interp {
 namespace {
+
+// Rows up to which the product is computed as matrix-vector products (gemmNT above).
+constexpr int64_t kVectorRows = 4;
 
 void runFullyConnected(KernelContext &ctx) {
   const auto &options = ctx.options<circle::FullyConnectedOptionsT>();
@@ -46,7 +53,19 @@ void runFullyConnected(KernelContext &ctx) {
     shape = {rows, units};
   }
   Tensor &out = ctx.allocateOutput(0, DType::Float32, std::move(shape));
-  gemmNT(rows, units, depth, input.as<float>(), depth, weights.as<float>(), depth, out.mut<float>(), units, bias);
+  if (rows <= kVectorRows) {
+    // A few rows (an LLM decode step): one dot product per unit, the units shared over the
+    // threads; the weights are read once at memory speed.
+    const float *x = input.as<float>(), *w = weights.as<float>();
+    float *y = out.mut<float>();
+    parallelFor(units, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, depth)), [&](int64_t u0, int64_t u1) {
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t u = u0; u < u1; ++u)
+          y[r * units + u] = quant::dotFloat(x + r * depth, w + u * depth, depth) + (bias ? bias[u] : 0.0f);
+    });
+  } else {
+    gemmNT(rows, units, depth, input.as<float>(), depth, weights.as<float>(), depth, out.mut<float>(), units, bias);
+  }
   applyActivation(out.mut<float>(), out.numel(), options.fused_activation_function);
 }
 

@@ -96,7 +96,7 @@ void runWeightOnlyFullyConnected(KernelContext &ctx) {
     check(b.dtype == DType::Float32 && b.numel() == units, "bias must be float32 with one element per unit");
     bias = b.as<float>();
   }
-  const RowParams p = rowParams(ctx.inputTensor(1), "weights");
+  const RowParams &p = preparedState<RowParams>(ctx.runner(), ctx.op(), [&] { return rowParams(ctx.inputTensor(1), "weights"); });
   Shape shape{rows, units};
   if (options.keep_num_dims) {
     shape = input.shape;
@@ -116,7 +116,7 @@ void runWeightOnlyGather(KernelContext &ctx) {
   check(indices.dtype == DType::Int32 || indices.dtype == DType::Int64,
         "indices must be int32 or int64, got " + dtypeString(indices.dtype));
   check(table.rank() >= 1, "the table must have rank >= 1");
-  const RowParams p = rowParams(ctx.inputTensor(0), "table");
+  const RowParams &p = preparedState<RowParams>(ctx.runner(), ctx.op(), [&] { return rowParams(ctx.inputTensor(0), "table"); });
   Shape shape = indices.shape;
   shape.insert(shape.end(), table.shape.begin() + 1, table.shape.end());
   Tensor &out = ctx.allocateOutput(0, DType::Float32, std::move(shape));

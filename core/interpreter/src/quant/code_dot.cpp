@@ -48,6 +48,25 @@ __attribute__((target("avx2"))) inline __m256i widen16(const int8_t *w) {
   return _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i *>(w)));
 }
 
+__attribute__((target("avx2,fma"))) float dotFloatFloatAvx2(const float *x, const float *w, int64_t n) {
+  __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
+  int64_t k = 0;
+  for (; k + 16 <= n; k += 16) {
+    a0 = _mm256_fmadd_ps(_mm256_loadu_ps(x + k), _mm256_loadu_ps(w + k), a0);
+    a1 = _mm256_fmadd_ps(_mm256_loadu_ps(x + k + 8), _mm256_loadu_ps(w + k + 8), a1);
+  }
+  for (; k + 8 <= n; k += 8)
+    a0 = _mm256_fmadd_ps(_mm256_loadu_ps(x + k), _mm256_loadu_ps(w + k), a0);
+  const __m256 a = _mm256_add_ps(a0, a1);
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_shuffle_ps(s, s, 1));
+  float sum = _mm_cvtss_f32(s);
+  for (; k < n; ++k)
+    sum += x[k] * w[k];
+  return sum;
+}
+
 template <typename W>
 __attribute__((target("avx2,fma"))) float dotFloatAvx2(const float *x, const W *w, int32_t zero, int64_t n) {
   const __m256i z = _mm256_set1_epi32(zero);
@@ -153,6 +172,17 @@ int64_t dotInt16(const int16_t *x, const int16_t *w16, int64_t n) {
   for (int64_t k = 0; k < n; ++k)
     total += static_cast<int64_t>(x[k]) * w16[k];
   return total;
+}
+
+float dotFloat(const float *x, const float *w, int64_t n) {
+#ifdef TICO_CODE_DOT_AVX2
+  if (hasAvx2())
+    return dotFloatFloatAvx2(x, w, n);
+#endif
+  float sum = 0;
+  for (int64_t k = 0; k < n; ++k)
+    sum += x[k] * w[k];
+  return sum;
 }
 
 float dotFloatCodes(const float *x, const uint8_t *w, int32_t zero, int64_t n) { return dotFloat(x, w, zero, n); }

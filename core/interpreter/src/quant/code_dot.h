@@ -10,6 +10,9 @@
 
 namespace tico::interp::quant {
 
+// Σ x[k] · w[k] in float (a float matrix-vector product's row).
+float dotFloat(const float *x, const float *w, int64_t n);
+
 // Σ x[k] · (w[k] − zero) in float, for weights stored as uint8 or int8 codes.
 float dotFloatCodes(const float *x, const uint8_t *w, int32_t zero, int64_t n);
 float dotFloatCodes(const float *x, const int8_t *w, int32_t zero, int64_t n);

@@ -4,6 +4,7 @@
 // weights multiply on oneDNN where that is exact (quant/integer_gemm.h), else in the loop below.
 #include "kernels/quantized/linear.h"
 #include "kernels/quantized/registrations.h"
+#include "model_check.h"
 #include "parallel.h"
 #include "quant/code_dot.h"
 
@@ -38,8 +39,15 @@ void runQuantizedFullyConnected(KernelContext &ctx) {
         "input shape " + shapeString(input.shape) + " does not divide into rows of " + std::to_string(depth) +
             " (weights " + shapeString(weights.shape) + ")");
   const int64_t rows = depth > 0 ? total / depth : 0;
-  const quant::LinearQuant q =
-      quant::prepareLinear(ctx, {1, 2, units, 0, options.fused_activation_function});
+  const quant::LinearSpec spec{1, 2, units, 0, options.fused_activation_function};
+  // The multipliers and zero points depend on the operator's parameters and constant bias only:
+  // prepared once (an LLM head has 262,144 channels).
+  const bool constant_bias = !ctx.hasInput(2) || isConstant(ctx.model(), ctx.inputTensor(2));
+  quant::LinearQuant fresh;
+  const quant::LinearQuant &q = constant_bias
+                                    ? preparedState<quant::LinearQuant>(ctx.runner(), ctx.op(),
+                                                                        [&] { return quant::prepareLinear(ctx, spec); })
+                                    : (fresh = quant::prepareLinear(ctx, spec));
 
   Shape shape{rows, units};
   if (options.keep_num_dims) {
