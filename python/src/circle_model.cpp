@@ -308,6 +308,7 @@ nb::tuple NativeCircleModel::generate(const std::vector<int32_t> &prompt, int64_
   stats["prefill_calls"] = times.prefill_calls;
   stats["decode_steps"] = result.decode_steps;
   stats["decode_seconds"] = result.decode_seconds;
+  stats["decode_step_seconds"] = nb::cast(result.decode_step_seconds);
   return nb::make_tuple(nb::cast(result.tokens), stats);
 }
 

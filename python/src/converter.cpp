@@ -124,6 +124,7 @@ std::vector<std::byte> bytesOf(nb::handle value) {
 struct ExtraPaths {
   std::string recipe; // a quantization recipe to insert
   std::string output; // write the Circle file here instead of returning its bytes
+  nb::object metrics; // a list that receives the quantizers' (subject, metric, value) reports
 };
 
 // The "extra" options (see converter.h) onto the conversion options.
@@ -135,6 +136,10 @@ ExtraPaths applyExtra(nb::dict extra, ConversionOptions &options) {
       paths.recipe = nb::cast<std::string>(value);
     } else if (name == "output") {
       paths.output = nb::cast<std::string>(value);
+    } else if (name == "metrics") {
+      if (!nb::isinstance<nb::list>(value))
+        throwPython("ConfigError", "the 'metrics' option takes a list to fill");
+      paths.metrics = nb::borrow(value);
     } else if (name == "progress") {
       options.calibration.progress = nb::cast<bool>(value);
     } else if (name == "calibration") {
@@ -262,6 +267,7 @@ nb::bytes Converter::convert(ConversionOptions &options, const std::vector<std::
   // The Circle file goes straight into the bytes object that is returned: its size is known
   // once the model is laid out, so the object is allocated then and filled in place.
   PyObject *result = nullptr;
+  std::vector<QuantizerMetric> metrics;
   std::optional<UnsupportedOpsError> unsupported;
   std::optional<std::string> failure;
   {
@@ -269,6 +275,7 @@ nb::bytes Converter::convert(ConversionOptions &options, const std::vector<std::
     std::lock_guard lock(mutex_);
     try {
       ConversionResult converted = tico::convert(registry_, manifest, options);
+      metrics = std::move(converted.quantizer_metrics);
       if (request) {
         request->state_writes.assign(converted.state_writes.begin(), converted.state_writes.end());
         addIncrementalStrategies(registry_, *converted.model, *request, requireValidCircleModel);
@@ -304,6 +311,11 @@ nb::bytes Converter::convert(ConversionOptions &options, const std::vector<std::
     if (unsupported)
       throwUnsupported(*unsupported);
     throwPython("ConversionError", *failure);
+  }
+  if (paths.metrics.is_valid()) {
+    nb::list sink = nb::borrow<nb::list>(paths.metrics);
+    for (const QuantizerMetric &m : metrics)
+      sink.append(nb::make_tuple(m.subject, m.metric, m.value));
   }
   return nb::steal<nb::bytes>(result);
 }

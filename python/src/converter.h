@@ -33,7 +33,8 @@ public:
   // ...]} in memory, or {"path": str, "source": str}; plus "limit", "seed", "memory_budget"),
   // "progress" (bool), "signatures" ([(name, ["input.dim=size", ...]), ...]),
   // "signature_output_names" ([str]), "metadata" ([(name, bytes), ...]), "output" (a path: the
-  // file is written there, atomically, and empty bytes are returned).
+  // file is written there, atomically, and empty bytes are returned), "metrics" (a list: the
+  // quantizers' reports are appended as (subject, metric, value), e.g. GPTQ's per-layer error).
   nanobind::bytes convertBytes(nanobind::handle archive, const std::string &name,
                                const std::vector<std::string> &pipelines, nanobind::dict config,
                                nanobind::object incremental, nanobind::dict extra);

@@ -108,7 +108,9 @@ GenerationResult generate(LlmSession &session, const std::vector<int32_t> &promp
       result.stop_reason = "context";
       break;
     }
+    const auto step_start = Clock::now();
     logits = &session.step(token);
+    result.decode_step_seconds.push_back(std::chrono::duration<double>(Clock::now() - step_start).count());
     ++result.decode_steps;
   }
   result.decode_seconds = std::chrono::duration<double>(Clock::now() - start).count();

@@ -195,7 +195,8 @@ def export(
     none. Writes ``out`` when given (atomically; the returned CircleModel maps it) and returns the
     CircleModel. The exported program passes through a private temporary file (``TMPDIR``) that
     the converter maps, so weights are not held twice. ``report``, when a dict, receives the
-    export and conversion times.
+    export and conversion times and what the quantizers reported per layer
+    (``quantizer_metrics``: GPTQ's ``gptq_layer_error``, ``rtn_layer_error``, ``error_ratio``).
     """
     started = time.perf_counter()
     model, loaded_tokenizer = load_causal_lm(model_or_path)
@@ -246,10 +247,16 @@ def export(
         t_convert = time.perf_counter()
         if out is not None:
             extra["output"] = os.fspath(out)
+        metrics: list = []
+        if recipe is not None:
+            extra["metrics"] = metrics
         circle = _resources.converter().convert_file(archive, pipelines, fields, None, extra)
     result = CircleModel.load(out) if out is not None else CircleModel(circle, "<llm>")
     if report is not None:
         report.update({"load_seconds": t_export - started, "export_seconds": t_convert - t_export,
                        "convert_seconds": time.perf_counter() - t_convert,
-                       "bytes": os.path.getsize(out) if out is not None else len(circle)})
+                       "bytes": os.path.getsize(out) if out is not None else len(circle),
+                       # what the quantizers reported per layer (GPTQ: gptq_layer_error, rtn_layer_error,
+                       # error_ratio), as (node, metric, value)
+                       "quantizer_metrics": metrics})
     return result

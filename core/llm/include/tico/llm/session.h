@@ -96,6 +96,7 @@ struct GenerationResult {
   double prefill_seconds = 0;        // time to the first new token's logits
   double decode_seconds = 0;         // the decode steps after it
   int64_t decode_steps = 0;
+  std::vector<double> decode_step_seconds; // each decode step (the steady rate is their median)
 };
 
 // Resets the session, feeds `prompt` and generates. `on_token` sees every new token as it
