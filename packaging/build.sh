@@ -10,7 +10,19 @@ venv="${TICO_VENV:-$repo/.venv}"
 build="${TICO_BUILD_DIR:-$repo/build}"
 jobs="${TICO_JOBS:-$(nproc)}"
 
-cmake -S "$repo" -B "$build" -G Ninja \
+# TICO_DEBUG_INFO=0 builds without debug information (-O2, same code: GCC's -g never changes
+# what is generated); it costs about 40 % of the compile time (tests/unit/circle_writer_test.cpp:
+# 19.1 s with -g, 11.9 s without) and makes the link steps lighter. CI sets it
+# (packaging/test-all.sh). Unset, the tree keeps what it was configured with.
+debug_flags=()
+case "${TICO_DEBUG_INFO:-}" in
+  "") ;;
+  0) debug_flags=(-DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -DNDEBUG") ;;
+  1) debug_flags=(-DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g -DNDEBUG") ;;
+  *) echo "build.sh: TICO_DEBUG_INFO must be 0 or 1, not '$TICO_DEBUG_INFO'" >&2; exit 2 ;;
+esac
+
+cmake -S "$repo" -B "$build" -G Ninja "${debug_flags[@]}" \
   -DCMAKE_BUILD_TYPE="${TICO_BUILD_TYPE:-RelWithDebInfo}" \
   -DCMAKE_INSTALL_PREFIX="$build/install" \
   -DPython3_EXECUTABLE="$venv/bin/python" \
