@@ -55,4 +55,17 @@ int byteLevelByte(char32_t cp) {
   return index < non_printable.size() ? non_printable[index] : -1;
 }
 
+std::string byteLevelBytes(std::string_view token) {
+  std::string mapped;
+  for (std::size_t i = 0; i < token.size();) {
+    std::size_t length = 0;
+    const int byte = byteLevelByte(decodeUtf8(token.data() + i, length));
+    if (byte < 0)
+      return std::string(token);
+    mapped.push_back(static_cast<char>(byte));
+    i += length;
+  }
+  return mapped;
+}
+
 } // namespace tico::llm::detail

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace tico::llm::detail {
@@ -14,5 +15,8 @@ namespace tico::llm::detail {
 std::string_view byteLevelChar(std::uint8_t byte);
 // The byte a character stands for, or -1 when the character is not in the table.
 int byteLevelByte(char32_t cp);
+// The bytes a byte-level token stands for: each of its characters through the table; a token
+// with a character outside the table stands for its own UTF-8 bytes (as the library decodes).
+std::string byteLevelBytes(std::string_view token);
 
 } // namespace tico::llm::detail

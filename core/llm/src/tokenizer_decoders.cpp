@@ -65,26 +65,6 @@ void loadSteps(const JsonValue &config, std::vector<DecoderStep> &steps) {
   steps.push_back(std::move(step));
 }
 
-// "<0xNN>" -> NN, as the library's ByteFallback reads it (u8::from_str_radix accepts "+N").
-std::optional<unsigned char> byteTokenValue(std::string_view token) {
-  if (token.size() != 6 || token.substr(0, 3) != "<0x" || token[5] != '>')
-    return std::nullopt;
-  auto hex = [](char c) -> int {
-    if (c >= '0' && c <= '9')
-      return c - '0';
-    if (c >= 'a' && c <= 'f')
-      return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-      return c - 'A' + 10;
-    return -1;
-  };
-  int high = token[3] == '+' ? 0 : hex(token[3]);
-  int low = hex(token[4]);
-  if (high < 0 || low < 0)
-    return std::nullopt;
-  return static_cast<unsigned char>(high * 16 + low);
-}
-
 std::vector<std::string> applyReplace(const DecoderStep &step, std::vector<std::string> tokens) {
   for (std::string &token : tokens) {
     std::string out;
@@ -179,17 +159,7 @@ std::vector<std::string> applyMetaspace(const DecoderStep &step, std::vector<std
 std::vector<std::string> applyByteLevel(std::vector<std::string> tokens) {
   std::string bytes;
   for (const std::string &token : tokens) {
-    // A token with a character outside the byte table contributes its own UTF-8 bytes.
-    std::string mapped;
-    bool all_mapped = true;
-    for (std::size_t i = 0; i < token.size() && all_mapped;) {
-      std::size_t length = 0;
-      int byte = byteLevelByte(decodeUtf8(token.data() + i, length));
-      all_mapped = byte >= 0;
-      mapped.push_back(static_cast<char>(byte));
-      i += length;
-    }
-    bytes += all_mapped ? mapped : token;
+    bytes += byteLevelBytes(token);
   }
   std::string text;
   appendUtf8Lossy(text, bytes);
@@ -214,6 +184,18 @@ std::vector<std::string> applyBpeSuffix(const DecoderStep &step, std::vector<std
 }
 
 } // namespace
+
+// "<0xNN>" -> NN, as the library's ByteFallback reads it (u8::from_str_radix accepts "+N").
+std::optional<unsigned char> byteTokenValue(std::string_view token) {
+  if (token.size() != 6 || token.substr(0, 3) != "<0x" || token[5] != '>')
+    return std::nullopt;
+  const auto hex = hexDigitValue;
+  int high = token[3] == '+' ? 0 : hex(token[3]);
+  int low = hex(token[4]);
+  if (high < 0 || low < 0)
+    return std::nullopt;
+  return static_cast<unsigned char>(high * 16 + low);
+}
 
 Decoder Decoder::load(const JsonValue *config) {
   Decoder decoder;

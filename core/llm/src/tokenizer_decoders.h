@@ -12,11 +12,16 @@
 #include "tokenizer_pre_tokenizers.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace tico::llm::detail {
+
+// The byte of a ByteFallback token "<0xNN>" ("<0x+N>" too, as Rust's u8::from_str_radix reads
+// it), or nullopt for any other token.
+std::optional<unsigned char> byteTokenValue(std::string_view token);
 
 struct DecoderStep {
   enum class Kind { Replace, ByteFallback, Fuse, Strip, Metaspace, ByteLevel, BpeSuffix };

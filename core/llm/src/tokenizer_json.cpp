@@ -18,21 +18,11 @@ constexpr int kMaxDepth = 256;
 
 bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
-int hexValue(char c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
 // Reads the 4 hex digits after "\u" at p (validated). Returns the code unit.
 std::uint32_t readHex4(const char *p) {
   std::uint32_t value = 0;
   for (int i = 0; i < 4; ++i)
-    value = value * 16 + static_cast<std::uint32_t>(hexValue(p[i]));
+    value = value * 16 + static_cast<std::uint32_t>(hexDigitValue(p[i]));
   return value;
 }
 
@@ -74,10 +64,10 @@ private:
       fail("unexpected end of input");
     switch (*p_) {
     case '{':
-      object(depth + 1);
+      container(depth + 1, true);
       return;
     case '[':
-      array(depth + 1);
+      container(depth + 1, false);
       return;
     case '"':
       string();
@@ -102,27 +92,31 @@ private:
       index_.large.push_back({start, p_, count});
   }
 
-  void object(int depth) {
+  // An object ('{' ... '}', keyed members) or an array ('[' ... ']'): the same walk.
+  void container(int depth, bool keyed) {
     if (depth > kMaxDepth)
       fail("nesting deeper than " + std::to_string(kMaxDepth));
+    const char close = keyed ? '}' : ']';
     const char *start = p_;
     std::size_t count = 0;
     ++p_;
     skipSpace();
-    if (p_ < end_ && *p_ == '}') {
+    if (p_ < end_ && *p_ == close) {
       ++p_;
       return;
     }
     for (;;) {
       ++count;
-      if (p_ >= end_ || *p_ != '"')
-        fail("expected a string key");
-      string();
-      skipSpace();
-      if (p_ >= end_ || *p_ != ':')
-        fail("expected ':'");
-      ++p_;
-      skipSpace();
+      if (keyed) {
+        if (p_ >= end_ || *p_ != '"')
+          fail("expected a string key");
+        string();
+        skipSpace();
+        if (p_ >= end_ || *p_ != ':')
+          fail("expected ':'");
+        ++p_;
+        skipSpace();
+      }
       value(depth);
       skipSpace();
       if (p_ < end_ && *p_ == ',') {
@@ -130,41 +124,12 @@ private:
         skipSpace();
         continue;
       }
-      if (p_ < end_ && *p_ == '}') {
+      if (p_ < end_ && *p_ == close) {
         ++p_;
         record(start, count);
         return;
       }
-      fail("expected ',' or '}'");
-    }
-  }
-
-  void array(int depth) {
-    if (depth > kMaxDepth)
-      fail("nesting deeper than " + std::to_string(kMaxDepth));
-    const char *start = p_;
-    std::size_t count = 0;
-    ++p_;
-    skipSpace();
-    if (p_ < end_ && *p_ == ']') {
-      ++p_;
-      return;
-    }
-    for (;;) {
-      ++count;
-      value(depth);
-      skipSpace();
-      if (p_ < end_ && *p_ == ',') {
-        ++p_;
-        skipSpace();
-        continue;
-      }
-      if (p_ < end_ && *p_ == ']') {
-        ++p_;
-        record(start, count);
-        return;
-      }
-      fail("expected ',' or ']'");
+      fail(std::string("expected ',' or '") + close + "'");
     }
   }
 
@@ -235,7 +200,7 @@ private:
     if (end_ - p_ < 4)
       fail("truncated \\u escape");
     for (int i = 0; i < 4; ++i)
-      if (hexValue(p_[i]) < 0)
+      if (hexDigitValue(p_[i]) < 0)
         fail("invalid \\u escape");
     std::uint32_t unit = readHex4(p_);
     p_ += 4;

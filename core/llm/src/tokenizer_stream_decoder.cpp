@@ -139,8 +139,8 @@ public:
   }
   void end() override {
     if (!plain_) {
-      if (token_.size() == 6 && byteValue(token_) >= 0) {
-        bytes_.push_back(static_cast<char>(byteValue(token_)));
+      if (const std::optional<unsigned char> byte = byteTokenValue(token_)) {
+        bytes_.push_back(static_cast<char>(*byte));
         token_.clear();
         return;
       }
@@ -154,21 +154,6 @@ public:
   }
 
 private:
-  static int hexDigit(char c) {
-    if (c >= '0' && c <= '9')
-      return c - '0';
-    if (c >= 'a' && c <= 'f')
-      return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-      return c - 'A' + 10;
-    return -1;
-  }
-  // Value of a complete "<0xNN>" token ("<0x+N>" too, as u8::from_str_radix reads it), or -1.
-  static int byteValue(const std::string &token) {
-    int high = token[3] == '+' ? 0 : hexDigit(token[3]);
-    int low = hexDigit(token[4]);
-    return high >= 0 && low >= 0 && token.compare(0, 3, "<0x") == 0 && token[5] == '>' ? high * 16 + low : -1;
-  }
   // Whether `token` is a prefix of some "<0xNN>" token.
   static bool couldBeByteToken(const std::string &token) {
     static constexpr std::string_view kPrefix = "<0x";
@@ -180,15 +165,15 @@ private:
       if (i < 3)
         ok = c == kPrefix[i];
       else if (i == 3)
-        ok = c == '+' || hexDigit(c) >= 0;
+        ok = c == '+' || hexDigitValue(c) >= 0;
       else if (i == 4)
-        ok = hexDigit(c) >= 0;
+        ok = hexDigitValue(c) >= 0;
       else
         ok = c == '>';
       if (!ok)
         return false;
     }
-    return token.size() < 5 || token[3] != '+' || hexDigit(token[4]) >= 0;
+    return token.size() < 5 || token[3] != '+' || hexDigitValue(token[4]) >= 0;
   }
   void becomePlain() {
     plain_ = true;
@@ -352,16 +337,7 @@ public:
   }
   void text(std::string_view chunk) override { token_.append(chunk); }
   void end() override {
-    std::string mapped;
-    bool all_mapped = true;
-    for (std::size_t i = 0; i < token_.size() && all_mapped;) {
-      std::size_t length = 0;
-      int byte = byteLevelByte(decodeUtf8(token_.data() + i, length));
-      all_mapped = byte >= 0;
-      mapped.push_back(static_cast<char>(byte));
-      i += length;
-    }
-    bytes_ += all_mapped ? mapped : token_;
+    bytes_ += byteLevelBytes(token_);
     token_.clear();
     std::string out;
     bytes_.erase(0, appendUtf8LossyPrefix(out, bytes_));

@@ -31,6 +31,17 @@ inline std::size_t utf8CharLength(unsigned char lead) {
   return 4;
 }
 
+// The value of an ASCII hex digit, or -1 for any other character.
+inline int hexDigitValue(char c) {
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  return -1;
+}
+
 // Decodes the character at `p` of valid UTF-8 text.
 char32_t decodeUtf8(const char *p, std::size_t &length);
 
