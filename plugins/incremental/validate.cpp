@@ -167,10 +167,6 @@ std::vector<Value> exampleInputs(const Registry &registry, const CircleModel &mo
   }
 }
 
-bool sameBits(const TensorData &a, const TensorData &b) {
-  return a.dtype == b.dtype && a.sizes == b.sizes && a.contiguousBytes() == b.contiguousBytes();
-}
-
 } // namespace
 
 ValidationResult validateStrategies(const Registry &registry, const std::string &runtime_name,
@@ -270,7 +266,7 @@ ValidationResult validateStrategies(const Registry &registry, const std::string 
                             runSteps({*strategy.fused}, start));
         if (runs.size() == 2)
           for (int32_t t : strategy.writes_retained)
-            if (!runs[1].second.count(t) || !sameBits(*runs[0].second.at(t), *runs[1].second.at(t)))
+            if (!runs[1].second.count(t) || !runs[0].second.at(t)->sameElements(*runs[1].second.at(t)))
               throw Error(runs[1].first + "retained '" + g.tensors[t].name + "' differs from the steps' value");
         for (const auto &[label, env] : runs)
           for (std::size_t o = 0; o < g.outputs.size(); ++o) {
@@ -278,7 +274,7 @@ ValidationResult validateStrategies(const Registry &registry, const std::string 
             if (it == env.end())
               throw Error(label + "public output '" + g.tensors[g.outputs[o]].name +
                           "' is neither computed nor retained");
-            if (!sameBits(*it->second, *expected.at(o)))
+            if (!it->second->sameElements(*expected.at(o)))
               throw Error(label + "public output '" + g.tensors[g.outputs[o]].name + "' differs from the monolith's");
           }
       } catch (const std::exception &e) {

@@ -3,7 +3,6 @@
 
 #include "tico/support/error.h"
 
-#include <cstring>
 #include <map>
 #include <set>
 #include <string_view>
@@ -11,16 +10,6 @@
 
 namespace tico {
 namespace {
-
-// Whether two buffers hold the same elements (same dtype and shape; contiguous ones are compared
-// where they are, without a copy).
-bool sameContents(const TensorData &a, const TensorData &b) {
-  if (a.dtype != b.dtype || a.sizes != b.sizes)
-    return false;
-  if (a.isContiguous() && b.isContiguous())
-    return a.nbytes() == 0 || std::memcmp(a.data(), b.data(), a.nbytes()) == 0;
-  return a.contiguousBytes() == b.contiguousBytes();
-}
 
 // Buffers of the merged model, found again by view (the specializations of one graph share their
 // weights' storage: no byte is read) or else by contents among buffers of the same shape.
@@ -37,7 +26,7 @@ public:
         return index;
     auto &same_shape = by_shape_[{data.dtype, data.sizes}];
     for (uint32_t index : same_shape)
-      if (sameContents(*model_.buffers[index].data, data))
+      if (model_.buffers[index].data->sameElements(data))
         return index;
     const uint32_t index = model_.addBuffer(buffer.data);
     by_storage_[data.storage.get()].push_back(index);

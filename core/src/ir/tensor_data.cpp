@@ -309,6 +309,14 @@ bool TensorData::sameView(const TensorData &other) const {
          strides == other.strides && storage_offset == other.storage_offset;
 }
 
+bool TensorData::sameElements(const TensorData &other) const {
+  if (dtype != other.dtype || sizes != other.sizes)
+    return false;
+  if (isContiguous() && other.isContiguous())
+    return nbytes() == 0 || std::memcmp(data(), other.data(), nbytes()) == 0;
+  return contiguousBytes() == other.contiguousBytes();
+}
+
 void TensorData::releasePages() const {
   if (!storage || storage->file() == nullptr || numel() == 0)
     return;

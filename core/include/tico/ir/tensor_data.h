@@ -136,6 +136,9 @@ struct TensorData {
 
   // Same storage, same view. This is what "shared weight" means for the serializer.
   bool sameView(const TensorData &other) const;
+  // Same dtype, sizes and elements (bitwise), whatever the storage; contiguous views are compared
+  // where they are, without a copy.
+  bool sameElements(const TensorData &other) const;
 
   // For a reader done with a large constant: when the view's bytes are mapped from a file, their
   // pages leave this process's resident set (the page cache keeps them and the next read maps
