@@ -4,6 +4,7 @@
 
 #include <tico/support/error.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 
@@ -21,16 +22,18 @@ const std::map<std::string, DType> kStorageTypes = {
     {"torch.ByteStorage", DType::UInt8},      {"torch.BoolStorage", DType::Bool},
 };
 
-PickleRef make(Kind kind) {
-  auto v = std::make_shared<PickleValue>();
-  v->kind = kind;
-  return v;
-}
-
 class Unpickler {
 public:
   Unpickler(std::string_view bytes, const pt2::ZipReader &zip, std::string root, std::string name)
       : in_(bytes), zip_(zip), root_(std::move(root)), name_(std::move(name)) {}
+
+  PickleRef make(Kind kind) {
+    if (++made_ > kMaxPickleValues)
+      fail(pos_, "more than " + std::to_string(kMaxPickleValues) + " values");
+    auto v = std::make_shared<PickleValue>();
+    v->kind = kind;
+    return v;
+  }
 
   PickleRef run() {
     while (true) {
@@ -89,9 +92,31 @@ private:
     return stack_.back();
   }
   void push(PickleRef v) { stack_.push_back(std::move(v)); }
-  PickleRef tuple(std::vector<PickleRef> items) {
+  // Every insertion of a value into a container goes through here: it keeps the structure a
+  // finite tree-like walk (no cycles, bounded depth and expanded size).
+  void adopt(PickleValue &parent, PickleRef child, std::size_t at) {
+    if (child.get() == &parent)
+      fail(at, "a " + kindName(parent.kind) + " that holds itself (cyclic pickles are refused)");
+    child->contained = true;
+    parent.depth = std::max(parent.depth, child->depth + 1);
+    if (parent.depth > kMaxPickleDepth)
+      fail(at, "values nested more than " + std::to_string(kMaxPickleDepth) + " levels deep");
+    parent.expanded += child->expanded;
+    if (parent.expanded > kMaxPickleExpanded)
+      fail(at, "shared references expand to more than " + std::to_string(kMaxPickleExpanded) + " values");
+    parent.items.push_back(std::move(child));
+  }
+  // Only a container no other one holds may change: one that is held and then grows could come
+  // to hold its holder (a cycle), or be counted smaller than it is by its holders.
+  void checkOpen(const PickleValue &container, std::size_t at) {
+    if (container.contained)
+      fail(at, "a " + kindName(container.kind) +
+                   " changed after it was put in another container (cyclic pickles are refused)");
+  }
+  PickleRef tuple(std::vector<PickleRef> items, std::size_t at) {
     PickleRef t = make(Kind::Tuple);
-    t->items = std::move(items);
+    for (auto &v : items)
+      adopt(*t, std::move(v), at);
     return t;
   }
   void memoPut(uint64_t key, std::size_t at) { memo_[key] = top(at); }
@@ -114,14 +139,16 @@ private:
   void extend(PickleRef &container, std::vector<PickleRef> items, std::size_t at) {
     if (container->kind != Kind::List)
       fail(at, "APPEND to a " + kindName(container->kind));
+    checkOpen(*container, at);
     for (auto &v : items)
-      container->items.push_back(std::move(v));
+      adopt(*container, std::move(v), at);
   }
   void setItems(PickleRef &container, std::vector<PickleRef> items, std::size_t at) {
     if (container->kind != Kind::Dict || items.size() % 2)
       fail(at, "SETITEM on a " + kindName(container->kind));
+    checkOpen(*container, at);
     for (auto &v : items)
-      container->items.push_back(std::move(v));
+      adopt(*container, std::move(v), at);
   }
 
   void step(uint8_t op, std::size_t at) {
@@ -171,17 +198,17 @@ private:
     case 0x8d: pushString(take(uint(8))); return;     // BINUNICODE8
     case 'U': pushString(take(uint(1))); return;      // SHORT_BINSTRING
     case 'T': pushString(take(uint(4))); return;      // BINSTRING
-    case ')': push(tuple({})); return;
-    case 't': push(tuple(popMark(at))); return;
+    case ')': push(tuple({}, at)); return;
+    case 't': push(tuple(popMark(at), at)); return;
     case 0x85: case 0x86: case 0x87: { // TUPLE1..3
       std::vector<PickleRef> items(op - 0x84);
       for (auto it = items.rbegin(); it != items.rend(); ++it)
         *it = pop(at);
-      push(tuple(std::move(items)));
+      push(tuple(std::move(items), at));
       return;
     }
     case ']': push(make(Kind::List)); return;
-    case 'l': { PickleRef l = make(Kind::List); l->items = popMark(at); push(l); return; }
+    case 'l': { PickleRef l = make(Kind::List); extend(l, popMark(at), at); push(l); return; }
     case 'a': { PickleRef v = pop(at); extend(top(at), {v}, at); return; }
     case 'e': { auto items = popMark(at); extend(top(at), std::move(items), at); return; }
     case '}': push(make(Kind::Dict)); return;
@@ -315,6 +342,7 @@ private:
   std::vector<PickleRef> stack_;
   std::vector<std::size_t> marks_;
   std::map<uint64_t, PickleRef> memo_;
+  uint64_t made_ = 0;
 };
 
 } // namespace

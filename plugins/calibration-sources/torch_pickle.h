@@ -6,6 +6,12 @@
 // Only the pickle subset that plain containers of tensors use is understood (tuples, lists,
 // dicts, OrderedDict, None, bools, numbers, strings); anything else - another global, an opcode
 // outside that subset - is an error naming it, never a guess.
+//
+// A pickle is untrusted input that every consumer walks recursively, so the reader refuses,
+// with an error naming the offset, what would make a walk unbounded: a container that holds
+// itself (directly or through others), nesting deeper than kMaxPickleDepth, a structure whose
+// tree form (shared references counted at each use) exceeds kMaxPickleExpanded values, and more
+// than kMaxPickleValues values built in all.
 #pragma once
 
 #include "pt2/archive_image.h"
@@ -16,6 +22,12 @@
 #include <vector>
 
 namespace tico::calib {
+
+// Limits (see above). Example inputs are a few dozen tensors in tuples, lists and dicts a few
+// levels deep; these leave orders of magnitude of room.
+constexpr uint32_t kMaxPickleDepth = 64;
+constexpr uint64_t kMaxPickleExpanded = uint64_t{1} << 20;
+constexpr uint64_t kMaxPickleValues = uint64_t{1} << 20;
 
 struct PickleValue;
 using PickleRef = std::shared_ptr<PickleValue>;
@@ -31,6 +43,11 @@ struct PickleValue {
   std::shared_ptr<const TensorData> tensor; // Tensor
   std::shared_ptr<const Storage> storage;   // Storage
   DType storage_dtype = DType::Unknown;     // Storage
+  // Bookkeeping of the limits: levels below this value, values in its tree form, and whether it
+  // sits in another container (a contained container is complete: changing it could close a cycle).
+  uint32_t depth = 0;
+  uint64_t expanded = 1;
+  bool contained = false;
 };
 
 // "tuple", "int", "tensor", ... for messages.

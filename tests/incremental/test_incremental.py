@@ -560,3 +560,37 @@ def test_mutated_buffer_is_rejected_with_its_reason(tmp_path):
     for r in manifest["rejected"]:
         assert "mutates 'calls'" in r["reason"], r
         assert "buffer or input mutation" in r["reason"], r
+
+
+def with_example_inputs_pickle(pt2, out, pickle):
+    """A copy of `pt2` whose example inputs (data/sample_inputs/model.pt, a torch.save archive)
+    hold `pickle` as their data.pkl."""
+    import io
+    import zipfile
+    saved = io.BytesIO()
+    with zipfile.ZipFile(saved, "w", zipfile.ZIP_STORED) as z:
+        z.writestr("archive/data.pkl", pickle)
+    with zipfile.ZipFile(pt2) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as dst:
+        for info in src.infolist():
+            data = src.read(info)
+            if info.filename.endswith("data/sample_inputs/model.pt"):
+                data = saved.getvalue()
+            dst.writestr(info.filename, data)
+    return out
+
+
+def test_hostile_example_inputs_are_skipped_not_fatal(clip, tmp_path):
+    """Issue 31: a 12-byte self-referencing pickle as the example inputs segfaulted `tico-run
+    --incremental`, which reads them to validate. The reader refuses it; the validation says so
+    and runs on seeded inputs alone (tests/quant/test_calibration_sources.py checks that
+    `--calibration example-inputs` is a clear error)."""
+    # a = []; a.append(a); and (((None,),),...) 10,000 levels deep.
+    for name, pickle in (("cycle", b"\x80\x02]q\x00h\x00a."),
+                         ("deep", b"\x80\x02N" + b"\x85" * 10000 + b".")):
+        pt2 = with_example_inputs_pickle(clip / "clip.pt2", tmp_path / f"{name}.pt2", pickle)
+        out = tmp_path / f"{name}.circle"
+        convert(pt2, out, "--incremental", "--incremental-group", "input_ids+attention_mask")
+        manifest = json.loads(sidecar(out).read_text())
+        why = {"cycle": "holds itself", "deep": "nested more than 64 levels deep"}[name]
+        assert manifest["validation"]["inputs"].startswith("seeded (example inputs not used:"), manifest["validation"]
+        assert why in manifest["validation"]["inputs"]

@@ -165,6 +165,24 @@ def test_example_inputs(models, tmp_path):
         run(tmp_path, models["bare"], "--calibration", "example-inputs"))
 
 
+def test_hostile_example_inputs(models, tmp_path):
+    """Issue 31: example inputs are untrusted pickles; a cycle or a bomb is an error naming it."""
+    import io
+    import zipfile
+    for pickle, why in ((b"\x80\x02]q\x00h\x00a.", "a list that holds itself"),
+                        (b"\x80\x02N" + b"q\x00h\x00\x86" * 40 + b".", "shared references expand to more than")):
+        saved = io.BytesIO()
+        with zipfile.ZipFile(saved, "w", zipfile.ZIP_STORED) as z:
+            z.writestr("archive/data.pkl", pickle)
+        hostile = tmp_path / "hostile.pt2"
+        with zipfile.ZipFile(models["linear"]) as src, zipfile.ZipFile(hostile, "w", zipfile.ZIP_STORED) as dst:
+            for info in src.infolist():
+                keep = not info.filename.endswith("data/sample_inputs/model.pt")
+                dst.writestr(info.filename, src.read(info) if keep else saved.getvalue())
+        error = failure(run(tmp_path, hostile, "--calibration", "example-inputs"))
+        assert why in error and "data.pkl offset" in error, error[-2000:]
+
+
 def test_errors(models, tmp_path):
     assert "calibrates on data and none was given" in failure(run(tmp_path, models["linear"]))
 

@@ -456,6 +456,42 @@ TEST(CalibrationSources, ExampleInputsFromAHandWrittenPickle) {
   r.model_path = (dir / "set.pt2").string();
   EXPECT_HAS(errorOf([&] { open(exampleInputsSource(), r); }), "unsupported pickle global 'builtins.set'");
 
+  // Hostile pickles are errors, never a crash, a hang or gigabytes: every consumer walks what the
+  // reader returns recursively (issue 31: a 12-byte self-referencing list killed tico-run).
+  const std::vector<std::pair<std::string, std::string>> hostile = {
+      // a = []; a.append(a)
+      {"\x80\x02]q\x00h\x00" "a."s, "a list that holds itself"},
+      // a = []; b = [a]; a.append(b)
+      {"\x80\x02]q\x00]q\x01h\x00" "aa."s, "a list changed after it was put in another container"},
+      // d = {}; d['k'] = d
+      {"\x80\x02}q\x00X\x01\x00\x00\x00kh\x00s."s, "a dict that holds itself"},
+      // ((((None,),),)...) 100 levels, by TUPLE1, by MARK/TUPLE and by nested lists
+      {"\x80\x02N"s + std::string(100, '\x85') + ".", "nested more than 64 levels deep"},
+      {"\x80\x02"s + std::string(100000, '(') + "N" + std::string(100000, 't') + ".", "nested more than 64 levels deep"},
+      {"\x80\x02"s + std::string(100, ']') + std::string(99, 'a') + ".", "nested more than 64 levels deep"},
+      // x = None; 30 times x = (x, x): 2^30 values when walked, from 150 bytes
+      {[] {
+         std::string p = "\x80\x02N"s;
+         for (int i = 0; i < 30; ++i)
+           p += "q\x00h\x00\x86"s;
+         return p + ".";
+       }(),
+       "shared references expand to more than 1048576 values"},
+  };
+  for (std::size_t i = 0; i < hostile.size(); ++i) {
+    SCOPED_TRACE(i);
+    const auto path = dir / ("hostile" + std::to_string(i) + ".pt2");
+    writeFile(path, pt2WithSampleInputs(hostile[i].first, storage));
+    r.model_path = path.string();
+    EXPECT_HAS(errorOf([&] { open(exampleInputsSource(), r); }), hostile[i].second);
+  }
+  // Shared references that stay small are fine: (x, x) with x a list read twice through the memo.
+  writeFile(dir / "shared.pt2", pt2WithSampleInputs("\x80\x02]q\x00h\x00\x86}\x86."s, storage));
+  r.model_path = (dir / "shared.pt2").string();
+  r.inputs.clear();
+  EXPECT_EQ(open(exampleInputsSource(), r)->batch(0).size(), 0u);
+  r.inputs = {input("x", DType::Float32, {3})};
+
   writeFile(dir / "none.pt2", zipOf({{"m/archive_format", "pt2"}, {"m/data/sample_inputs/model.pt", ""}}, false));
   r.model_path = (dir / "none.pt2").string();
   EXPECT_HAS(errorOf([&] { open(exampleInputsSource(), r); }), "the archive holds no example inputs");
