@@ -41,6 +41,21 @@ std::string defaultPipeline() {
   return {};
 }
 
+// The file or folder a calibration location ([SOURCE:]PATH[,OPTION=VALUE...]) reads, or "" when
+// it names none (example-inputs, random data).
+std::string calibrationDataPath(const tico::Registry &registry, std::string location) {
+  const auto colon = location.find(':');
+  if (colon != std::string::npos && registry.findCalibrationSource(location.substr(0, colon)))
+    location = location.substr(colon + 1);
+  std::error_code ec;
+  if (!location.empty() && fs::exists(location, ec))
+    return location;
+  const auto comma = location.find(',');
+  if (comma != std::string::npos && fs::exists(location.substr(0, comma), ec))
+    return location.substr(0, comma);
+  return {};
+}
+
 std::string millis(std::chrono::nanoseconds ns) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%9.3f ms", static_cast<double>(ns.count()) / 1e6);
@@ -165,6 +180,7 @@ int run(int argc, char **argv) {
   const std::string sidecar = output.empty() ? std::string() : tico::run::incrementalSidecarPath(output);
   if (incremental)
     tico::checkOutputTarget(sidecar, inputs, force);
+  tico::checkDistinctOutputs({{"-o", output}, {"--encodings", encodings_path}, {"the incremental manifest", incremental ? sidecar : std::string()}});
 
   tico::PluginSet plugins;
   tico::Registry registry;
@@ -215,6 +231,16 @@ int run(int argc, char **argv) {
   if (incremental)
     tico::exposeStateWrites(manifest);
   manifest.validate(registry);
+  // Calibration data is an input too (only known now: the recipe may name it): no output may
+  // replace a calibration file or land in a calibration folder.
+  if (const std::string data = calibrationDataPath(registry, calibration.empty() ? manifest.calibration.path : calibration);
+      !data.empty())
+    for (const std::string &out : {output, encodings_path, incremental ? sidecar : std::string()}) {
+      if (out.empty())
+        continue;
+      tico::checkOutputTarget(out, {data}, force);
+      tico::checkOutputOutside(out, data, "calibration data folder");
+    }
 
   tico::ConversionOptions options;
   for (const std::string &text : signatures)
@@ -288,20 +314,21 @@ int run(int argc, char **argv) {
     result.timings.push_back({"incremental-strategies (analysis, planning, packaging, validation)",
                               std::chrono::duration_cast<std::chrono::nanoseconds>(
                                   std::chrono::steady_clock::now() - started)});
-    if (encodings_path.empty())
-      tico::writeCircleFile(*result.model, output);
   }
   // The manifest beside the file, also when a pipeline stage ran incremental-strategies.
   const bool has_manifest = result.model && tico::incrementalManifest(*result.model).has_value();
   if (!incremental && has_manifest && !output.empty())
     tico::checkOutputTarget(sidecar, inputs, force);
-  if (!encodings_path.empty()) {
-    const std::string json = tico::run::encodingsJson(*result.model, result.quantizer_metrics, output);
-    tico::writeCircleFile(*result.model, output);
-    tico::writeTextFile(encodings_path, "encodings file", json);
-  }
+  // The Circle file (unless the driver wrote it), its encodings and its manifest: all or none.
+  tico::OutputBatch outputs;
+  if (incremental || !encodings_path.empty())
+    tico::writeCircleFile(*result.model, output, outputs);
+  if (!encodings_path.empty())
+    outputs.addText(encodings_path, "encodings file",
+                    tico::run::encodingsJson(*result.model, result.quantizer_metrics, output));
   if (has_manifest && !output.empty())
-    tico::writeTextFile(sidecar, "incremental manifest", *tico::incrementalManifest(*result.model));
+    outputs.addText(sidecar, "incremental manifest", *tico::incrementalManifest(*result.model));
+  outputs.commit();
 
   if (do_evaluate)
     tico::run::evaluate(registry, *result.graph, tico::run::EvaluateRequest{eval_inputs, output_dir, inputs, force});

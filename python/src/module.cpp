@@ -4,12 +4,19 @@
 #include "circle_model.h"
 #include "converter.h"
 
+#include "errors.h"
+
+#include "tico/support/file.h"
 #include "tico/support/log.h"
 
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
+
+#include <cerrno>
+#include <cstring>
+#include <unistd.h>
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -50,6 +57,32 @@ NB_MODULE(_tico_native, m) {
       .def("vocab_size", &tico::python::NativeTokenizer::vocabSize)
       .def("bos_id", &tico::python::NativeTokenizer::bosId)
       .def("eos_id", &tico::python::NativeTokenizer::eosId);
+
+  // CircleModel.save: the tools' writer (atomic replacement keeping the mode, links written
+  // through, FIFOs and devices written in place, nothing left behind on failure).
+  m.def(
+      "write_file",
+      [](const std::string &path, nb::bytes data) {
+        const char *bytes = data.c_str();
+        std::size_t size = data.size();
+        try {
+          nb::gil_scoped_release unlocked; // data stays alive: the caller holds it
+          tico::writeFileSafely(path, "Circle file", [&](int fd) {
+            while (size > 0) {
+              const ssize_t n = ::write(fd, bytes, size);
+              if (n < 0 && errno == EINTR)
+                continue;
+              if (n <= 0)
+                throw tico::Error("cannot write Circle file '" + path + "': " + std::strerror(errno));
+              bytes += n;
+              size -= static_cast<std::size_t>(n);
+            }
+          });
+        } catch (const tico::Error &e) {
+          tico::python::throwPython("OutputError", e.what());
+        }
+      },
+      "path"_a, "data"_a);
 
   m.def(
       "set_log_level", [](int level) { tico::log::setLevel(static_cast<tico::log::Level>(level)); }, "level"_a,

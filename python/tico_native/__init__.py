@@ -23,6 +23,7 @@ from .errors import (
     ConversionError,
     InterpreterError,
     ManifestError,
+    OutputError,
     PluginError,
     TicoError,
     UnsupportedOp,
@@ -49,5 +50,6 @@ __all__ = [
     "UnsupportedOp",
     "UnsupportedOpsError",
     "CircleFormatError",
+    "OutputError",
     "InterpreterError",
 ]

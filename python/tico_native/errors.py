@@ -10,7 +10,8 @@ same problem, so a failure reads the same from Python and from ``tico-run``.
     ├── ConversionError            the program could not be converted (frontend or a pass refused it)
     │   └── UnsupportedOpsError    operators without a Circle lowering; ``ops`` lists them
     ├── CircleFormatError          bytes that are not a valid Circle model
-    └── InterpreterError           running a Circle model failed (wrong inputs, unsupported kernel)
+    ├── InterpreterError           running a Circle model failed (wrong inputs, unsupported kernel)
+    └── OutputError (OSError)      a file could not be written (``CircleModel.save``); the target is untouched
 """
 
 from __future__ import annotations
@@ -62,6 +63,11 @@ class CircleFormatError(TicoError):
 
 class InterpreterError(TicoError):
     """Running a Circle model on the built-in interpreter failed."""
+
+
+class OutputError(TicoError, OSError):
+    """A file could not be written (a directory, a socket, a dangling symbolic link, no
+    permission); nothing replaced the target."""
 
 
 class LlmError(TicoError, ValueError):

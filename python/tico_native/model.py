@@ -8,7 +8,6 @@ Like the original converter's ``tico.utils.model.CircleModel`` (``circle_binary`
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -97,21 +96,11 @@ class CircleModel:
         self._native = _tico_native.NativeCircleModel(self._binary, self._name)
 
     def save(self, circle_path: str | os.PathLike) -> None:
-        """Writes the bytes to ``circle_path`` atomically, as tico's tools write every file: a
-        failed write leaves no partial file and an existing file untouched."""
-        path = Path(circle_path)
-        fd, tmp = tempfile.mkstemp(prefix=path.name + ".tmp.", dir=path.parent or ".")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(self.circle_binary)
-            mask = os.umask(0)
-            os.umask(mask)
-            os.chmod(tmp, 0o666 & ~mask)
-            os.replace(tmp, path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        """Writes the bytes to ``circle_path`` as tico's tools write every file: a regular file
+        is replaced atomically (keeping its mode), a symbolic link is written through (the link
+        stays), a FIFO or character device is written in place; a failed write raises
+        OutputError and leaves no partial file and an existing file untouched."""
+        _tico_native.write_file(os.fspath(circle_path), self.circle_binary)
 
     # -- interface ---------------------------------------------------------------------------
 

@@ -35,6 +35,43 @@ def test_save_replaces_an_existing_file(cnn_circle, tmp_path):
     assert path.read_bytes() == cnn_circle.circle_binary
 
 
+def test_save_keeps_links_devices_and_fifos(cnn_circle, tmp_path):
+    """Issue 31: save() replaced symbolic links, FIFOs and devices with regular files."""
+    import os
+    import stat
+    import threading
+
+    import pytest
+
+    real = tmp_path / "real.circle"
+    real.write_bytes(b"old")
+    os.chmod(real, 0o640)
+    link = tmp_path / "link.circle"
+    link.symlink_to("real.circle")
+    cnn_circle.save(link)
+    assert link.is_symlink() and real.read_bytes() == cnn_circle.circle_binary
+    assert stat.S_IMODE(real.stat().st_mode) == 0o640
+    # /dev/zero stands for /dev/null (some containers make /dev/null a regular file).
+    zero = tmp_path / "zero"
+    zero.symlink_to("/dev/zero")
+    cnn_circle.save(zero)
+    assert zero.is_symlink() and stat.S_ISCHR(os.stat("/dev/zero").st_mode)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+    reader.start()
+    cnn_circle.save(fifo)
+    reader.join(timeout=30)
+    assert received == [cnn_circle.circle_binary] and stat.S_ISFIFO(os.stat(fifo).st_mode)
+    (tmp_path / "dangling").symlink_to("nowhere.circle")
+    with pytest.raises(tico_native.OutputError, match="symbolic link to 'nowhere.circle', which does not exist"):
+        cnn_circle.save(tmp_path / "dangling")
+    with pytest.raises(OSError, match="it is a directory"):
+        cnn_circle.save(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dangling", "link.circle", "pipe", "real.circle", "zero"]
+
+
 def test_inspect_is_tico_circle_inspect(cnn_circle, tmp_path):
     path = tmp_path / "m.circle"
     cnn_circle.save(path)

@@ -157,5 +157,55 @@ TEST_F(OutputSafety, TicoCircleRunRefusesToOverwriteAnInputNpy) {
   EXPECT_EQ(readAll(dir / "d/out0.npy"), npy);
 }
 
+// Issue 31: calibration data is an input (a file or every file of a folder); two outputs of one
+// run may not name the same file; --encodings and -o are written both or neither.
+TEST_F(OutputSafety, TicoRunProtectsCalibrationDataAndKeepsOutputsApart) {
+  writeAll(dir / "c.npz", "calibration bytes");
+  fs::create_directories(dir / "cal");
+  writeAll(dir / "cal/0.npy", "batch 0");
+  auto refused = [&](const ToolResult &r, const std::string &why) {
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find(why), std::string::npos) << r.output;
+  };
+  refused(ticoRun({"-o", "c.npz", "--calibration", "npz:c.npz"}),
+          "output 'c.npz' is the same file as the input 'c.npz'");
+  refused(ticoRun({"-o", "m.circle", "--encodings", "c.npz", "--calibration", "c.npz"}),
+          "output 'c.npz' is the same file as the input 'c.npz'");
+  refused(ticoRun({"-o", "cal/0.npy", "--calibration", "cal"}), "output 'cal/0.npy' is inside the calibration data folder 'cal'");
+  refused(ticoRun({"-o", "cal/new.circle", "--calibration", "./cal/"}), "is inside the calibration data folder");
+  EXPECT_EQ(readAll(dir / "c.npz"), "calibration bytes");
+  EXPECT_EQ(readAll(dir / "cal/0.npy"), "batch 0");
+  EXPECT_FALSE(fs::exists(dir / "cal/new.circle"));
+
+  refused(ticoRun({"-o", "o.circle", "--encodings", "./o.circle"}),
+          "-o 'o.circle' and --encodings './o.circle' name the same file");
+  EXPECT_FALSE(fs::exists(dir / "o.circle"));
+  // A failing --encodings leaves no Circle file (and an existing one untouched).
+  refused(ticoRun({"-o", "o.circle", "--encodings", "no-such-dir/e.json"}), "cannot write encodings file");
+  EXPECT_FALSE(fs::exists(dir / "o.circle"));
+  writeAll(dir / "o.circle", "previous");
+  refused(ticoRun({"-o", "o.circle", "--encodings", "no-such-dir/e.json"}), "cannot write encodings file");
+  EXPECT_EQ(readAll(dir / "o.circle"), "previous");
+  const ToolResult both = ticoRun({"-o", "o.circle", "--encodings", "e.json"});
+  ASSERT_EQ(both.exit_code, 0) << both.output;
+  EXPECT_NE(readAll(dir / "o.circle"), "previous");
+  EXPECT_TRUE(fs::exists(dir / "e.json"));
+}
+
+TEST_F(OutputSafety, TicoRunWritesThroughALinkAndRefusesDanglingOnes) {
+  writeAll(dir / "real.circle", "old");
+  fs::create_symlink("real.circle", dir / "link.circle");
+  const ToolResult r = ticoRun({"-o", "link.circle"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(fs::is_symlink(dir / "link.circle"));
+  EXPECT_NE(readAll(dir / "real.circle"), "old");
+  fs::create_symlink("nowhere.circle", dir / "dangling.circle");
+  const ToolResult d = ticoRun({"-o", "dangling.circle"});
+  EXPECT_EQ(d.exit_code, 1) << d.output;
+  EXPECT_NE(d.output.find("it is a symbolic link to 'nowhere.circle', which does not exist"), std::string::npos) << d.output;
+  EXPECT_FALSE(fs::exists(dir / "nowhere.circle"));
+  EXPECT_TRUE(fs::is_symlink(dir / "dangling.circle"));
+}
+
 } // namespace
 } // namespace tico::cli_test

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <sys/stat.h>
 
+#define EXPECT_HAS(text, part) EXPECT_NE(std::string(text).find(part), std::string::npos) << "in: " << (text)
+
 namespace tico {
 namespace {
 
@@ -96,6 +98,68 @@ TEST(SupportFile, CheckOutputTarget) {
             "output '" + (dir / "ro") + "' is read-only (mode 0400); use --force to replace it");
   checkOutputTarget(dir / "ro", {}, true);
   checkOutputTarget("/dev/zero", {dir / "in"}, false);
+}
+
+// A link is written through (the link stays, the file it names is replaced); a dangling link
+// or a loop is refused before anything is written (issue 31: -o through a link replaced it).
+TEST(SupportFile, SymbolicLinksAreWrittenThrough) {
+  ScratchDir dir;
+  writeAll(dir / "real", "old");
+  fs::create_symlink("real", dir / "link");
+  writeText(dir / "link", "new");
+  EXPECT_TRUE(fs::is_symlink(dir / "link"));
+  EXPECT_EQ(readAll(dir / "real"), "new");
+  fs::create_symlink("missing", dir / "dangling");
+  EXPECT_HAS(errorOf([&] { writeText(dir / "dangling", "x"); }), "it is a symbolic link to 'missing', which does not exist");
+  EXPECT_HAS(errorOf([&] { checkOutputTarget(dir / "dangling", {}, false); }), "which does not exist");
+  EXPECT_FALSE(fs::exists(dir / "missing"));
+  fs::create_symlink("loop-b", dir / "loop-a");
+  fs::create_symlink("loop-a", dir / "loop-b");
+  EXPECT_HAS(errorOf([&] { writeText(dir / "loop-a", "x"); }), "it is a symbolic link loop");
+  EXPECT_HAS(errorOf([&] { checkOutputTarget(dir / "loop-a", {}, false); }), "it is a symbolic link loop");
+  EXPECT_TRUE(fs::is_symlink(dir / "loop-a"));
+}
+
+TEST(SupportFile, OutputBatchWritesAllOrNone) {
+  ScratchDir dir;
+  writeAll(dir / "a", "old a");
+  {
+    OutputBatch batch;
+    batch.addText(dir / "a", "test file", "new a");
+    EXPECT_HAS(errorOf([&] { batch.addText(dir / "no-such-dir/b", "test file", "b"); }), "cannot create a temporary file");
+  } // destroyed before commit: nothing replaced, no temporary left
+  EXPECT_EQ(readAll(dir / "a"), "old a");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 1);
+  OutputBatch batch;
+  batch.addText(dir / "a", "test file", "new a");
+  batch.addText(dir / "b", "test file", "new b");
+  EXPECT_EQ(readAll(dir / "a"), "old a"); // staged until commit
+  batch.commit();
+  EXPECT_EQ(readAll(dir / "a"), "new a");
+  EXPECT_EQ(readAll(dir / "b"), "new b");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 2);
+}
+
+TEST(SupportFile, OutputsInsideAnInputFolderAndCollidingOutputs) {
+  ScratchDir dir;
+  fs::create_directories(dir / "cal/sub");
+  writeAll(dir / "cal/0.npy", "x");
+  fs::create_symlink("cal", dir / "cal-link");
+  for (const std::string out : {dir / "cal/0.npy", dir / "cal/new.circle", dir / "cal/sub/deeper/x", dir / "cal-link/y"})
+    EXPECT_HAS(errorOf([&] { checkOutputOutside(out, dir / "cal", "calibration data folder"); }),
+               "is inside the calibration data folder");
+  checkOutputOutside(dir / "calx", dir / "cal", "calibration data folder"); // a sibling sharing the prefix
+  checkOutputOutside(dir / "out.circle", dir / "cal", "calibration data folder");
+  checkOutputOutside(dir / "out.circle", dir / "cal/0.npy", "calibration data folder"); // a file: no folder
+
+  EXPECT_EQ(errorOf([&] { checkDistinctOutputs({{"-o", "m.circle"}, {"--encodings", "./m.circle"}}); }),
+            "-o 'm.circle' and --encodings './m.circle' name the same file; one output would replace the other "
+            "(nothing was written)");
+  writeAll(dir / "a", "x");
+  fs::create_hard_link(dir / "a", dir / "hard");
+  EXPECT_HAS(errorOf([&] { checkDistinctOutputs({{"-o", dir / "a"}, {"--encodings", dir / "hard"}}); }),
+             "name the same file");
+  checkDistinctOutputs({{"-o", dir / "a"}, {"--encodings", dir / "b"}, {"--other", ""}});
 }
 
 } // namespace

@@ -18,15 +18,22 @@ namespace tico {
 
 using circle_writer::CircleImage;
 
-void writeCircleFile(const CircleModel &model, const std::string &path, const CircleWriteOptions &options) {
+void writeCircleFile(const CircleModel &model, const std::string &path, OutputBatch &batch,
+                     const CircleWriteOptions &options) {
   if (path.empty())
     throw Error("cannot write Circle file: the output path is empty");
   auto image = std::make_unique<CircleImage>();
   circle_writer::buildCircleImage(model, options, *image);
-  writeFileSafely(path, "Circle file", [&](int fd) {
+  batch.add(path, "Circle file", [&](int fd) {
     circle_writer::FileSink sink(fd, path);
     circle_writer::streamCircleImage(*image, sink);
   });
+}
+
+void writeCircleFile(const CircleModel &model, const std::string &path, const CircleWriteOptions &options) {
+  OutputBatch batch;
+  writeCircleFile(model, path, batch, options);
+  batch.commit();
 }
 
 void serializeCircleInto(const CircleModel &model, const std::function<std::byte *(std::size_t size)> &allocate,

@@ -4,11 +4,13 @@
 
 #include "tico/support/error.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <filesystem>
 #include <fstream>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,7 +18,7 @@
 namespace tico {
 namespace {
 
-std::string quoted(const std::string &path) { return "'" + path + "'"; }
+std::string quotePath(const std::string &path) { return "'" + path + "'"; }
 
 std::string parentDirectory(const std::string &path) {
   const auto slash = path.find_last_of('/');
@@ -49,7 +51,7 @@ mode_t defaultPermissions() {
 }
 
 [[noreturn]] void failOs(const std::string &what, const std::string &path, const std::string &action, int err) {
-  throw Error("cannot write " + what + " " + quoted(path) + ": " + action + ": " + std::strerror(err));
+  throw Error("cannot write " + what + " " + quotePath(path) + ": " + action + ": " + std::strerror(err));
 }
 
 // A FIFO or character device keeps its identity: it is opened for writing as it is, without
@@ -68,6 +70,30 @@ void writeInPlace(const std::string &path, const std::string &what, const std::f
     failOs(what, path, "close", errno);
 }
 
+// The file a write to `path` replaces: `path` itself, or for a symbolic link the file it
+// names (so the link survives). A link to nothing or a loop is refused.
+std::string followOutputLink(const std::string &path, const std::string &what) {
+  struct stat link {};
+  if (::lstat(path.c_str(), &link) != 0 || !S_ISLNK(link.st_mode))
+    return path;
+  struct stat target {};
+  if (::stat(path.c_str(), &target) != 0) {
+    const int err = errno;
+    if (err == ELOOP)
+      throw Error("cannot write " + what + " " + quotePath(path) + ": it is a symbolic link loop");
+    std::error_code ec;
+    const auto points_to = std::filesystem::read_symlink(path, ec);
+    throw Error("cannot write " + what + " " + quotePath(path) + ": it is a symbolic link to " +
+                (ec ? std::string("a missing file") : quotePath(points_to.string()) + ", which does not exist") +
+                "; name the file to create instead of the link");
+  }
+  std::error_code ec;
+  const auto resolved = std::filesystem::canonical(path, ec);
+  if (ec)
+    throw Error("cannot write " + what + " " + quotePath(path) + ": resolving the symbolic link: " + ec.message());
+  return resolved.string();
+}
+
 // Owns the temporary sibling until it has been renamed over the destination.
 class TemporaryFile {
 public:
@@ -75,7 +101,7 @@ public:
     std::string pattern = destination + ".tmp.XXXXXX";
     fd_ = ::mkostemp(pattern.data(), O_CLOEXEC);
     if (fd_ < 0)
-      failOs(what, destination, "cannot create a temporary file in " + quoted(parentDirectory(destination)), errno);
+      failOs(what, destination, "cannot create a temporary file in " + quotePath(parentDirectory(destination)), errno);
     path_ = pattern;
   }
   ~TemporaryFile() {
@@ -100,7 +126,7 @@ public:
     if (::close(fd) != 0)
       failOs(what_, destination_, "close", errno);
     if (::rename(path_.c_str(), destination_.c_str()) != 0)
-      failOs(what_, destination_, "renaming " + quoted(path_) + " into place", errno);
+      failOs(what_, destination_, "renaming " + quotePath(path_) + " into place", errno);
     path_.clear();
     syncDirectory();
   }
@@ -150,10 +176,10 @@ std::string describeFileType(unsigned mode) {
 void requireRegularFile(const std::string &path, const std::string &what) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
-    throw Error("cannot read " + what + " " + quoted(path) + ": " + std::strerror(errno));
+    throw Error("cannot read " + what + " " + quotePath(path) + ": " + std::strerror(errno));
   }
   if (!S_ISREG(st.st_mode))
-    throw Error(what + " " + quoted(path) + " is " + describeFileType(st.st_mode) + ", not a regular file");
+    throw Error(what + " " + quotePath(path) + " is " + describeFileType(st.st_mode) + ", not a regular file");
 }
 
 std::string readRegularFile(const std::string &path, const std::string &what, std::size_t max_bytes) {
@@ -162,13 +188,13 @@ std::string readRegularFile(const std::string &path, const std::string &what, st
   // returns at once and fstat() below rejects it.
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
-    throw Error("cannot read " + what + " " + quoted(path) + ": " + std::strerror(errno));
+    throw Error("cannot read " + what + " " + quotePath(path) + ": " + std::strerror(errno));
   std::string text;
   try {
     struct stat st {};
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-      throw Error(what + " " + quoted(path) + " is not a regular file");
-    const std::string too_large = what + " " + quoted(path) + " is larger than " +
+      throw Error(what + " " + quotePath(path) + " is not a regular file");
+    const std::string too_large = what + " " + quotePath(path) + " is larger than " +
                                   std::to_string(max_bytes >> 20) + " MiB (" + std::to_string(max_bytes) +
                                   " bytes); refusing to read it";
     if (static_cast<unsigned long long>(st.st_size) > max_bytes)
@@ -180,7 +206,7 @@ std::string readRegularFile(const std::string &path, const std::string &what, st
       if (n < 0) {
         if (errno == EINTR)
           continue;
-        throw Error("cannot read " + what + " " + quoted(path) + ": " + std::strerror(errno));
+        throw Error("cannot read " + what + " " + quotePath(path) + ": " + std::strerror(errno));
       }
       if (n == 0)
         break;
@@ -197,6 +223,7 @@ std::string readRegularFile(const std::string &path, const std::string &what, st
 }
 
 void checkOutputTarget(const std::string &output, const std::vector<std::string> &inputs, bool force) {
+  followOutputLink(output, "output"); // a dangling link or a loop fails now, before any work
   struct stat target {};
   if (::stat(output.c_str(), &target) != 0)
     return; // nothing there yet (or unreachable: the write itself reports that)
@@ -205,45 +232,81 @@ void checkOutputTarget(const std::string &output, const std::vector<std::string>
     if (input.empty() || ::stat(input.c_str(), &source) != 0)
       continue;
     if (source.st_dev == target.st_dev && source.st_ino == target.st_ino)
-      throw Error("output " + quoted(output) + " is the same file as the input " + quoted(input) +
+      throw Error("output " + quotePath(output) + " is the same file as the input " + quotePath(input) +
                   "; refusing to overwrite an input (nothing was written)");
   }
   if (S_ISREG(target.st_mode)) {
     // Root passes every access() check, so the owner's write bit is looked at as well.
     const bool read_only = (target.st_mode & S_IWUSR) == 0 || ::access(output.c_str(), W_OK) != 0;
     if (read_only && !force)
-      throw Error("output " + quoted(output) + " is read-only (mode " + octal(target.st_mode) +
+      throw Error("output " + quotePath(output) + " is read-only (mode " + octal(target.st_mode) +
                   "); use --force to replace it");
     return;
   }
   if (!writableInPlace(target.st_mode))
-    throw Error("output " + quoted(output) + " is " + describeFileType(target.st_mode) +
+    throw Error("output " + quotePath(output) + " is " + describeFileType(target.st_mode) +
                 "; only regular files, FIFOs and character devices can be written");
+}
+
+void checkOutputOutside(const std::string &output, const std::string &directory, const std::string &what) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (directory.empty() || !fs::is_directory(directory, ec))
+    return;
+  const fs::path dir = fs::canonical(directory, ec);
+  if (ec)
+    return;
+  // The output may not exist yet: its deepest existing ancestor, resolved, decides.
+  fs::path at = fs::absolute(output, ec).lexically_normal();
+  for (fs::path probe = at; !probe.empty(); probe = probe.parent_path()) {
+    std::error_code probe_ec;
+    if (fs::exists(probe, probe_ec)) {
+      const fs::path resolved = fs::canonical(probe, probe_ec);
+      if (probe_ec)
+        return;
+      const auto [d, r] = std::mismatch(dir.begin(), dir.end(), resolved.begin(), resolved.end());
+      if (d == dir.end())
+        throw Error("output " + quotePath(output) + " is inside the " + what + " " + quotePath(directory) +
+                    "; refusing to write into an input (nothing was written)");
+      return;
+    }
+    if (probe == probe.parent_path())
+      return;
+  }
+}
+
+void checkDistinctOutputs(const std::vector<std::pair<std::string, std::string>> &outputs) {
+  namespace fs = std::filesystem;
+  auto key = [](const std::string &path) {
+    std::error_code ec;
+    const fs::path p = fs::weakly_canonical(fs::absolute(path, ec), ec);
+    return ec ? fs::absolute(path).lexically_normal().string() : p.string();
+  };
+  for (std::size_t i = 0; i < outputs.size(); ++i)
+    for (std::size_t j = i + 1; j < outputs.size(); ++j) {
+      const auto &[role_a, a] = outputs[i];
+      const auto &[role_b, b] = outputs[j];
+      if (a.empty() || b.empty())
+        continue;
+      struct stat sa {}, sb {};
+      const bool same_inode = ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
+                              sa.st_ino == sb.st_ino && S_ISREG(sa.st_mode);
+      if (same_inode || key(a) == key(b))
+        throw Error(role_a + " " + quotePath(a) + " and " + role_b + " " + quotePath(b) +
+                    " name the same file; one output would replace the other (nothing was written)");
+    }
 }
 
 void writeFileSafely(const std::string &path, const std::string &what, const std::function<void(int fd)> &write) {
-  if (path.empty())
-    throw Error("cannot write " + what + ": the output path is empty");
-  struct stat st {};
-  const bool exists = ::stat(path.c_str(), &st) == 0;
-  if (exists && S_ISDIR(st.st_mode))
-    throw Error("cannot write " + what + " " + quoted(path) + ": it is a directory");
-  if (exists && writableInPlace(st.st_mode)) {
-    writeInPlace(path, what, write);
-    return;
-  }
-  if (exists && !S_ISREG(st.st_mode))
-    throw Error("cannot write " + what + " " + quoted(path) + ": it is " + describeFileType(st.st_mode) +
-                "; only regular files, FIFOs and character devices can be written");
-  // A replaced file keeps its permission mode; a new one gets what open(O_CREAT, 0666) gives.
-  const mode_t mode = exists ? (st.st_mode & 07777) : defaultPermissions();
-  TemporaryFile temporary(path, what);
-  write(temporary.fd());
-  temporary.commit(mode);
+  OutputBatch batch;
+  batch.add(path, what, write);
+  batch.commit();
 }
 
-void writeTextFile(const std::string &path, const std::string &what, const std::string &text) {
-  writeFileSafely(path, what, [&](int fd) {
+namespace {
+
+std::function<void(int)> textWriter(const std::string &path, const std::string &what, const std::string &text) {
+  return [&path, &what, &text](int fd) {
     const char *data = text.data();
     std::size_t size = text.size();
     while (size > 0) {
@@ -255,7 +318,54 @@ void writeTextFile(const std::string &path, const std::string &what, const std::
       data += n;
       size -= static_cast<std::size_t>(n);
     }
-  });
+  };
+}
+
+} // namespace
+
+void writeTextFile(const std::string &path, const std::string &what, const std::string &text) {
+  writeFileSafely(path, what, textWriter(path, what, text));
+}
+
+struct OutputBatch::Staged {
+  Staged(const std::string &target, const std::string &what) : temporary(target, what) {}
+  TemporaryFile temporary;
+  mode_t mode = 0;
+};
+
+OutputBatch::OutputBatch() = default;
+OutputBatch::~OutputBatch() = default; // uncommitted temporaries are removed by their destructors
+
+void OutputBatch::add(const std::string &path, const std::string &what, const std::function<void(int fd)> &write) {
+  if (path.empty())
+    throw Error("cannot write " + what + ": the output path is empty");
+  const std::string target = followOutputLink(path, what);
+  struct stat st {};
+  const bool exists = ::stat(target.c_str(), &st) == 0;
+  if (exists && S_ISDIR(st.st_mode))
+    throw Error("cannot write " + what + " " + quotePath(path) + ": it is a directory");
+  if (exists && writableInPlace(st.st_mode)) {
+    writeInPlace(target, what, write);
+    return;
+  }
+  if (exists && !S_ISREG(st.st_mode))
+    throw Error("cannot write " + what + " " + quotePath(path) + ": it is " + describeFileType(st.st_mode) +
+                "; only regular files, FIFOs and character devices can be written");
+  // A replaced file keeps its permission mode; a new one gets what open(O_CREAT, 0666) gives.
+  auto staged = std::make_unique<Staged>(target, what);
+  staged->mode = exists ? (st.st_mode & 07777) : defaultPermissions();
+  write(staged->temporary.fd());
+  staged_.push_back(std::move(staged));
+}
+
+void OutputBatch::addText(const std::string &path, const std::string &what, const std::string &text) {
+  add(path, what, textWriter(path, what, text));
+}
+
+void OutputBatch::commit() {
+  for (auto &staged : staged_)
+    staged->temporary.commit(staged->mode);
+  staged_.clear();
 }
 
 } // namespace tico

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "tico/circle/model.h"
+#include "tico/support/file.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -29,6 +30,10 @@ struct CircleWriteOptions {
 // renamed over `path` only after everything was written and synced. On any error the
 // temporary file is removed and an existing `path` is left untouched. Throws tico::Error.
 void writeCircleFile(const CircleModel &model, const std::string &path,
+                     const CircleWriteOptions &options = {});
+// The same, staged in `batch` with the run's other outputs (they are renamed into place together
+// by batch.commit(); tico/support/file.h).
+void writeCircleFile(const CircleModel &model, const std::string &path, OutputBatch &batch,
                      const CircleWriteOptions &options = {});
 
 // The same bytes as writeCircleFile, in memory (for tests and small models).

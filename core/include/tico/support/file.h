@@ -7,11 +7,16 @@
 // Outputs: a regular (or missing) target is replaced atomically through a temporary sibling
 // that takes over the old file's permission mode; a FIFO or character device (/dev/null,
 // /dev/stdout) is written in place, since renaming over it would replace the device node.
+// A symbolic link is written through: the file it names is replaced and the link stays. A
+// link to nothing or a link loop is an error (writing would create a file somewhere the user
+// did not name, or nowhere).
 #pragma once
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tico {
@@ -34,7 +39,17 @@ std::string readRegularFile(const std::string &path, const std::string &what,
 // same file as any of `inputs` (through symlinks, "./" or hard links), one that cannot be
 // written (a directory, socket or block device), or an existing regular file without write
 // permission for its owner unless `force`. Empty paths in `inputs` are ignored.
+// Symbolic links are followed as the writers below follow them (a dangling link or a loop is refused).
 void checkOutputTarget(const std::string &output, const std::vector<std::string> &inputs, bool force);
+
+// Refuses an output inside `directory` (at any depth, through links), an input folder whose
+// files the run reads (calibration data): "output 'cal/0.npy' is inside the <what> 'cal'".
+void checkOutputOutside(const std::string &output, const std::string &directory, const std::string &what);
+
+// Refuses two outputs of one run that name the same file (through "./", links or hard links),
+// which would leave only the one written last: `outputs` holds (role, path) pairs such as
+// ("-o", "m.circle"), ("--encodings", "m.circle"). Empty paths are ignored.
+void checkDistinctOutputs(const std::vector<std::pair<std::string, std::string>> &outputs);
 
 // Writes `path` through `write`, which receives an open file descriptor positioned at 0 and
 // must write sequentially (the target may be a pipe). `what` names the kind of file in
@@ -43,5 +58,26 @@ void writeFileSafely(const std::string &path, const std::string &what, const std
 
 // writeFileSafely for text held in memory (reports, JSON side files, textual IR).
 void writeTextFile(const std::string &path, const std::string &what, const std::string &text);
+
+// The outputs of one run, written all or none (a Circle file and its encodings or manifest):
+// add() writes each into a temporary sibling of its target at once; commit() renames them all
+// into place. If an add() throws, or the batch is destroyed before commit(), every target is
+// left as it was. A FIFO or character device target cannot be staged and is written in place
+// by add().
+class OutputBatch {
+public:
+  OutputBatch();
+  ~OutputBatch();
+  OutputBatch(const OutputBatch &) = delete;
+  OutputBatch &operator=(const OutputBatch &) = delete;
+
+  void add(const std::string &path, const std::string &what, const std::function<void(int fd)> &write);
+  void addText(const std::string &path, const std::string &what, const std::string &text);
+  void commit();
+
+private:
+  struct Staged;
+  std::vector<std::unique_ptr<Staged>> staged_;
+};
 
 } // namespace tico
