@@ -1,5 +1,11 @@
 // Pictures of the graph after each stage: <dir>/NN_<stage>.dot, rendered to .png with Graphviz
 // when `dot` is installed (like the original's TICO_GRAPH_DUMP).
+//
+// The folder may be shared with other users (the working directory), so nothing here follows a
+// link someone planted: the default folder is created fresh with a random name and mode 0700
+// inside a `.tico_tmp` that must be a real directory of ours, and every file is created
+// exclusively (an existing entry of that name is removed first, O_EXCL | O_NOFOLLOW); `dot`
+// writes the picture to its standard output, which is such a file, never to a path.
 #include "tool.h"
 
 #include "tico/ir/dot.h"
@@ -7,11 +13,15 @@
 #include "tico/support/log.h"
 
 #include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <spawn.h>
 #include <sys/wait.h>
 
@@ -46,15 +56,44 @@ std::string findDot() {
   return {};
 }
 
-// Runs `dot -Tpng in -o out` without a shell; returns whether it succeeded.
+// A new file at `path` for writing: whatever has that name (an earlier run's file, or a link
+// planted there) is removed, and the file is created exclusively, so no write goes elsewhere.
+int createFresh(const std::string &path) {
+  ::unlink(path.c_str()); // ENOENT is fine; a directory of that name makes open() fail below
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0)
+    throw Error("cannot create the graph dump file '" + path + "': " + std::strerror(errno));
+  return fd;
+}
+
+void writeAll(int fd, const std::string &text, const std::string &path) {
+  for (std::size_t at = 0; at < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + at, text.size() - at);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      throw Error("cannot write the graph dump file '" + path + "': " + std::strerror(errno));
+    at += static_cast<std::size_t>(n);
+  }
+}
+
+// Runs `dot -Tpng in` without a shell, its standard output the freshly created `out`; returns
+// whether it succeeded.
 bool renderPng(const std::string &dot, const std::string &in, const std::string &out) {
-  std::vector<std::string> args{dot, "-Tpng", in, "-o", out};
+  const int fd = createFresh(out);
+  std::vector<std::string> args{dot, "-Tpng", in};
   std::vector<char *> argv;
   for (auto &a : args)
     argv.push_back(a.data());
   argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fd, STDOUT_FILENO);
   pid_t pid;
-  if (posix_spawn(&pid, dot.c_str(), nullptr, nullptr, argv.data(), environ) != 0)
+  const int spawned = posix_spawn(&pid, dot.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(fd);
+  if (spawned != 0)
     return false;
   int status = 0;
   if (waitpid(pid, &status, 0) < 0)
@@ -68,7 +107,20 @@ std::string defaultGraphDumpDir() {
   std::time_t now = std::time(nullptr);
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y%m%d_%H%M%S", std::localtime(&now));
-  return (fs::path(".tico_tmp") / (std::string("session_") + stamp)).string();
+  // .tico_tmp is shared by every run in this folder: it must be a real directory (not a link)
+  // owned by this user; each run's folder in it is new, randomly named and private.
+  const std::string root = ".tico_tmp";
+  if (::mkdir(root.c_str(), 0700) != 0 && errno != EEXIST)
+    throw Error("cannot create the graph dump folder '" + root + "': " + std::strerror(errno));
+  struct stat st {};
+  if (::lstat(root.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    throw Error("'" + root + "' is not a directory (a symbolic link?); remove it, or name a folder with --dump-graphs");
+  if (st.st_uid != ::geteuid())
+    throw Error("'" + root + "' belongs to another user; remove it, or name a folder with --dump-graphs");
+  std::string dir = root + "/session_" + stamp + "_XXXXXX";
+  if (::mkdtemp(dir.data()) == nullptr)
+    throw Error("cannot create a graph dump folder in '" + root + "': " + std::strerror(errno));
+  return dir;
 }
 
 GraphDumper::GraphDumper(std::string dir) : dir_(std::move(dir)), dot_(findDot()) {
@@ -86,12 +138,17 @@ void GraphDumper::dump(const std::string &title, const Graph &graph) {
   fs::path base = fs::path(dir_) / (prefix + slug(title));
   std::string dot_path = base.string() + ".dot";
   {
-    std::ofstream out(dot_path);
     DotOptions options;
     options.title = title;
-    out << printDot(graph, options);
-    if (!out)
-      throw Error("cannot write '" + dot_path + "'");
+    const int fd = createFresh(dot_path);
+    try {
+      writeAll(fd, printDot(graph, options), dot_path);
+    } catch (...) {
+      ::close(fd);
+      throw;
+    }
+    if (::close(fd) != 0)
+      throw Error("cannot write the graph dump file '" + dot_path + "': " + std::strerror(errno));
   }
   if (!dot_.empty() && !renderPng(dot_, dot_path, base.string() + ".png"))
     TICO_WARN << "Graphviz could not render " << dot_path;

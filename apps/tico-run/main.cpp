@@ -97,7 +97,7 @@ int run(int argc, char **argv) {
   app.add_option("--output-dir", output_dir, "with --evaluate: directory for out0.npy, out1.npy, ...");
   app.add_option("--dump-graphs", graph_dump_dir,
                  "write Graphviz pictures of the graph after the frontend and each stage into this folder "
-                 "(TICO_GRAPH_DUMP=1 does the same into .tico_tmp/session_<timestamp>)");
+                 "(TICO_GRAPH_DUMP=1 does the same into a new private folder .tico_tmp/session_<timestamp>_<random>)");
   app.add_option("--quant", quant_recipe,
                  "quantization recipe (configs/quant/*.yaml): its quantize stages run before the pipeline's "
                  "'quantize' stage, its calibration block applies");
@@ -105,7 +105,7 @@ int run(int argc, char **argv) {
       "calibration data, [SOURCE:]PATH: a folder of .npy files, a .npz file, a token-id file, "
       "'example-inputs' (the archive's) or 'random'");
   auto *batches_option = app.add_option("--calibration-batches", calibration_batches, "use at most N calibration batches")
-                             ->check(CLI::PositiveNumber);
+                             ->check(CLI::Range(std::size_t{1}, tico::kMaxCalibrationBatches));
   auto *seed_option = app.add_option("--calibration-seed", calibration_seed, "seed of sources that draw data");
   app.add_option("--memory-budget", memory_budget,
                  "activations calibration keeps in memory (e.g. 4GiB); the rest goes to disk");

@@ -5,7 +5,10 @@
 
 #include <zlib.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <filesystem>
+#include <span>
 
 namespace tico::calib {
 namespace {
@@ -51,6 +54,12 @@ std::vector<std::byte> inflateMember(std::string_view in, uint64_t size, const s
   return out;
 }
 
+std::string hex32(uint32_t v) {
+  char text[11];
+  std::snprintf(text, sizeof text, "0x%08x", v);
+  return text;
+}
+
 } // namespace
 
 NpzArchive::NpzArchive(const std::string &path) : path_(path), zip_(openZip(path)) {
@@ -64,15 +73,33 @@ NpzArchive::NpzArchive(const std::string &path) : path_(path), zip_(openZip(path
 
 std::string NpzArchive::label(const std::string &name) const { return "'" + path_ + ":" + name + ".npy'"; }
 
+// numpy's writer records each member's CRC-32 (zipfile does); a mismatch is damage that would
+// otherwise become silently wrong calibration data (a flipped bit gave a scale of 6.7e35).
+static void checkCrc(std::span<const std::byte> bytes, uint32_t expected, const std::string &label) {
+  uLong crc = ::crc32(0L, Z_NULL, 0);
+  for (std::size_t at = 0; at < bytes.size();) {
+    const auto n = static_cast<uInt>(std::min<std::size_t>(bytes.size() - at, std::size_t{1} << 30));
+    crc = ::crc32(crc, reinterpret_cast<const Bytef *>(bytes.data() + at), n);
+    at += n;
+  }
+  if (static_cast<uint32_t>(crc) != expected)
+    throw Error(label + " is damaged: its CRC-32 is " + hex32(static_cast<uint32_t>(crc)) + ", the archive records " +
+                hex32(expected));
+}
+
 TensorPtr NpzArchive::read(const std::string &name) const {
   for (const pt2::ZipEntry &e : zip_.entries()) {
     if (e.name != name + ".npy")
       continue;
     const std::string_view bytes = zip_.bytes(e);
     const std::string where = path_ + ":" + e.name; // parseNpy quotes it
-    if (e.method == 0)
-      return parseNpy({reinterpret_cast<const std::byte *>(bytes.data()), bytes.size()}, where);
+    if (e.method == 0) {
+      std::span<const std::byte> stored{reinterpret_cast<const std::byte *>(bytes.data()), bytes.size()};
+      checkCrc(stored, e.crc32, label(name));
+      return parseNpy(stored, where);
+    }
     std::vector<std::byte> inflated = inflateMember(bytes, e.uncompressed_size, label(name));
+    checkCrc(inflated, e.crc32, label(name));
     return parseNpy(inflated, where);
   }
   throw Error("'" + path_ + "' has no member '" + name + ".npy'");

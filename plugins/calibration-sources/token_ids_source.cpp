@@ -9,11 +9,12 @@
 #include "sources.h"
 
 #include <tico/support/error.h>
+#include <tico/support/file.h>
 
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
-#include <fstream>
+#include <sstream>
 
 namespace tico::calib {
 namespace {
@@ -25,13 +26,12 @@ bool isMaskName(std::string name) {
   return name.find("mask") != std::string::npos;
 }
 
+// Token-id files are text read whole: a FIFO or device (token-ids:/dev/zero) is refused before
+// it is opened, and a file larger than this is refused instead of filling memory.
+constexpr std::size_t kMaxTokenFileBytes = std::size_t{256} << 20;
+
 std::vector<std::vector<int64_t>> readSequences(const std::string &path) {
-  std::ifstream in(path);
-  if (!in) {
-    std::error_code ec;
-    throw Error("cannot open the token-id file '" + path + "'" +
-                (fs::exists(path, ec) ? "" : ": it does not exist"));
-  }
+  std::istringstream in(readRegularFile(path, "token-id file", kMaxTokenFileBytes));
   std::vector<std::vector<int64_t>> lines;
   std::string line;
   for (std::size_t number = 1; std::getline(in, line); ++number) {
@@ -63,8 +63,6 @@ std::vector<std::vector<int64_t>> readSequences(const std::string &path) {
       throw Error(where + " is empty; every line is one sequence of token ids");
     lines.push_back(std::move(ids));
   }
-  if (in.bad())
-    throw Error("cannot read the token-id file '" + path + "'");
   return lines;
 }
 

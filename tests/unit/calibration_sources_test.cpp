@@ -9,6 +9,7 @@
 #include "error_text.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include <cmath>
@@ -297,6 +298,23 @@ TEST(CalibrationSources, NpzErrors) {
   EXPECT_HAS(errorOf([&] { open(npzSource(), request((dir / "corrupt.npz").string(), inputs))->batch(0); }),
              "'" + (dir / "corrupt.npz").string() + ":x.npy' is damaged");
 
+  // One flipped bit in a stored member's data: still a valid .npy, but not what was written
+  // (issue 31: an activation scale of 6.7e35 came out of such a file, exit 0).
+  std::string flipped = zipOf({{"x.npy", good}}, false);
+  const std::size_t last_value_byte = 30 + 5 + good.size() - 1; // local header + "x.npy" + data
+  flipped[last_value_byte] = static_cast<char>(flipped[last_value_byte] ^ 0x40);
+  writeFile(dir / "flipped.npz", flipped);
+  EXPECT_HAS(errorOf([&] { open(npzSource(), request((dir / "flipped.npz").string(), inputs))->batch(0); }),
+             "'" + (dir / "flipped.npz").string() + ":x.npy' is damaged: its CRC-32 is 0x");
+  std::string flipped_deflated = zipOf({{"x.npy", good}}, true);
+  // Changing the recorded CRC (central directory: 4 bytes at +16 of its record) is caught the same way.
+  const std::size_t central = flipped_deflated.rfind("PK\x01\x02"s);
+  ASSERT_NE(central, std::string::npos);
+  flipped_deflated[central + 16] = static_cast<char>(flipped_deflated[central + 16] ^ 1);
+  writeFile(dir / "crc.npz", flipped_deflated);
+  EXPECT_HAS(errorOf([&] { open(npzSource(), request((dir / "crc.npz").string(), inputs))->batch(0); }),
+             "the archive records 0x");
+
   writeFile(dir / "other.npz", zipOf({{"x.npy", good}, {"notes.txt", "hello"}}, false));
   EXPECT_HAS(errorOf([&] { open(npzSource(), request((dir / "other.npz").string(), inputs)); }),
              "holds member 'notes.txt', which is not a .npy array");
@@ -360,7 +378,12 @@ TEST(CalibrationSources, TokenIdsErrors) {
   EXPECT_HAS(errorOf([&] { open(tokenIdsSource(), request((dir / "ok.txt").string(), extra)); }),
              "input 1 ('pixels')");
   EXPECT_HAS(errorOf([&] { open(tokenIdsSource(), request((dir / "none.txt").string(), inputs)); }),
-             "it does not exist");
+             "cannot read token-id file '" + (dir / "none.txt").string() + "': No such file or directory");
+  // Issue 31: token-ids:/dev/zero filled 4.4 GB in 10 s and a FIFO hung; both are refused unread.
+  EXPECT_HAS(errorOf([&] { open(tokenIdsSource(), request("/dev/zero", inputs)); }),
+             "token-id file '/dev/zero' is a character device, not a regular file");
+  ASSERT_EQ(::mkfifo((dir / "fifo").c_str(), 0600), 0);
+  EXPECT_HAS(errorOf([&] { open(tokenIdsSource(), request((dir / "fifo").string(), inputs)); }), "is a FIFO, not a regular file");
   EXPECT_FALSE(tokenIdsSource().accepts((dir / "x.npz").string()));
 }
 

@@ -57,7 +57,11 @@ TEST(ManifestCalibrationTest, PrintRoundTrips) {
 TEST(ManifestCalibrationTest, ErrorsAreLocated) {
   EXPECT_EQ(parseError(kHeader + "calibration:\n  batchs: 3\n"),
             "p.yaml:3:3: error: unknown key 'batchs' in calibration (did you mean 'batches'?)");
-  EXPECT_EQ(parseError(kHeader + "calibration:\n  batches: 0\n"), "p.yaml:3:12: error: 'calibration.batches' must be at least 1");
+  EXPECT_EQ(parseError(kHeader + "calibration:\n  batches: 0\n"),
+            "p.yaml:3:12: error: 'calibration.batches' must be between 1 and 1000000, not 0");
+  // Issue 31: 2^32 batches ended in std::bad_alloc.
+  EXPECT_EQ(parseError(kHeader + "calibration:\n  batches: 4294967296\n"),
+            "p.yaml:3:12: error: 'calibration.batches' must be between 1 and 1000000, not 4294967296");
   EXPECT_EQ(parseError(kHeader + "calibration:\n  seed: -1\n"),
             "p.yaml:3:9: error: 'calibration.seed' must be a non-negative integer, got '-1'");
   EXPECT_NE(parseError(kHeader + "calibration:\n  memory_budget: lots\n").find("p.yaml:3:18: error: memory size 'lots' is not a size"),

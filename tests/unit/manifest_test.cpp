@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -276,6 +278,28 @@ TEST(ManifestErrorTest, InvalidYamlIsLocated) {
   std::string message = parseError(kHeader + "stages: [a,\n");
   EXPECT_EQ(message.rfind("p.yaml:", 0), 0u) << message;
   EXPECT_NE(message.find("error: invalid YAML: "), std::string::npos) << message;
+}
+
+// Issue 31: a 466-byte "billion laughs" (nine levels of ten aliases) took > 20 s per level as a
+// --pipeline or --quant; it is refused at once, and a manifest with a few aliases still reads.
+TEST(ManifestErrorTest, AliasExpansionIsBounded) {
+  std::string bomb = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int level = 1; level < 9; ++level) {
+    const std::string prev = "*a" + std::to_string(level - 1);
+    bomb += "a" + std::to_string(level) + ": &a" + std::to_string(level) + " [" + prev;
+    for (int i = 1; i < 10; ++i)
+      bomb += ", " + prev;
+    bomb += "]\n";
+  }
+  const auto started = std::chrono::steady_clock::now();
+  const std::string message = parseError(kHeader + bomb + "stages: []\n");
+  EXPECT_NE(message.find("p.yaml:1:1: error: the document expands to more than 100000 YAML nodes"), std::string::npos)
+      << message;
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(5));
+
+  const Manifest m = Manifest::parse(kHeader + "stages:\n  - &s {name: a, passes: [remove-nop]}\n"
+                                               "  - {name: b, passes: [remove-nop]}\n", "p.yaml");
+  EXPECT_EQ(m.stages.size(), 2u);
 }
 
 // ---- validation against a registry --------------------------------------------------------------

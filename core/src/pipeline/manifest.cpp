@@ -3,6 +3,7 @@
 #include "tico/pipeline/manifest.h"
 
 #include "pipeline/manifest_syntax.h"
+#include "pipeline/yaml_limits.h"
 #include "pipeline/yaml_quotes.h"
 #include "tico/support/file.h"
 
@@ -161,8 +162,9 @@ private:
       out.path = scalarText(n, "calibration.path");
     if (YAML::Node n = block["batches"]) {
       out.batches = unsignedInt(n, "calibration.batches");
-      if (*out.batches == 0)
-        error(n, "'calibration.batches' must be at least 1");
+      if (*out.batches == 0 || *out.batches > kMaxCalibrationBatches)
+        error(n, "'calibration.batches' must be between 1 and " + std::to_string(kMaxCalibrationBatches) + ", not " +
+                     std::to_string(*out.batches));
     }
     if (YAML::Node n = block["seed"])
       out.seed = unsignedInt(n, "calibration.seed");
@@ -339,6 +341,7 @@ Manifest Manifest::parse(const std::string &text, const std::string &file_name) 
     }
     throw LocatedError(where, "invalid YAML: " + e.msg);
   }
+  manifest::checkExpandedSize(root, file_name); // before any other walk: aliases can explode
   manifest::checkQuotesClosed(root, text, file_name);
   return ManifestReader(file_name).read(root);
 }

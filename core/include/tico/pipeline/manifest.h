@@ -28,6 +28,8 @@
 
 #include "tico/pass/options.h"
 #include "tico/pass/pass_manager.h"
+
+#include <cstddef>
 #include "tico/pipeline/compile_config.h"
 #include "tico/support/error.h"
 
@@ -90,6 +92,10 @@ struct Stage {
 //     dims: {s0: 128}         # sizes of symbolic dimensions (random data)
 //     memory_budget: 4GiB     # live activations held in memory; beyond it they go to disk
 //     offload_dir: /var/tmp   # where they go (default: the system's temporary directory)
+// The most calibration batches a run may ask for (calibration.batches, --calibration-batches):
+// far above any calibration set, far below what would exhaust memory in per-batch bookkeeping.
+inline constexpr std::size_t kMaxCalibrationBatches = 1000000;
+
 struct CalibrationConfig {
   std::string source;
   std::string path;

@@ -56,6 +56,7 @@ std::string quoted(std::string_view full_name) {
 struct CentralRecord {
   uint16_t flags = 0;
   uint16_t method = 0;
+  uint32_t crc32 = 0;
   uint64_t compressed_size = 0;
   uint64_t size = 0;
   uint64_t local_header = 0;
@@ -215,6 +216,7 @@ void ZipReader::readDirectory(const Directory &dir) {
     CentralRecord rec;
     rec.flags = u16(h + 8);
     rec.method = u16(h + 10);
+    rec.crc32 = u32(h + 16);
     rec.compressed_size = u32(h + 20);
     rec.size = u32(h + 24);
     rec.disk = u16(h + 34);
@@ -277,7 +279,7 @@ void ZipReader::readDirectory(const Directory &dir) {
 
     spans.push_back({rec.local_header, offset + stored, name});
     if (name.back() != '/') // directory entries carry no data
-      entries_.push_back({std::move(name), offset, stored, rec.method, rec.size});
+      entries_.push_back({std::move(name), offset, stored, rec.method, rec.size, rec.crc32});
     pos += kCentralHeaderSize + name_len + extra_len + comment_len;
   }
   checkDisjoint(spans);

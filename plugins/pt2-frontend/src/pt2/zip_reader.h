@@ -24,6 +24,7 @@ struct ZipEntry {
   uint64_t size = 0;   // bytes in the file (stored entries: compressed size == uncompressed size)
   uint16_t method = 0; // 0 stored, 8 deflated (only with ZipCompression::StoredOrDeflated)
   uint64_t uncompressed_size = 0;
+  uint32_t crc32 = 0;  // of the uncompressed bytes, as the central directory records it
 };
 
 enum class ZipCompression { StoredOnly, StoredOrDeflated };
