@@ -34,6 +34,7 @@ struct BenchRequest {
   std::string input, json;
   std::vector<std::string> inputs;
   uint32_t subgraph = 0, runs = 10, warmup = 2, top = 15, threads = 0;
+  uint64_t max_iterations = 0; // 0: the interpreter's default
 };
 
 double median(std::vector<double> v) {
@@ -89,7 +90,9 @@ int bench(const BenchRequest &request) {
   if (request.subgraph >= model->subgraphs.size())
     throw Error("--subgraph " + std::to_string(request.subgraph) + " out of range (the model has " +
                 std::to_string(model->subgraphs.size()) + " subgraphs)");
-  const CircleInterpreter interpreter(model);
+  CircleInterpreter interpreter(model);
+  if (request.max_iterations > 0)
+    interpreter.setMaxLoopIterations(request.max_iterations);
   const auto expected = interpreter.inputs(request.subgraph);
   std::vector<std::shared_ptr<const TensorData>> inputs;
   if (!request.inputs.empty()) {
@@ -212,6 +215,9 @@ Action addBench(CLI::App &app) {
   app.add_option("--runs", request->runs, "timed runs (default 10; medians are reported)");
   app.add_option("--warmup", request->warmup, "untimed runs first (default 2)");
   app.add_option("--threads", request->threads, "interpreter threads (default: TICO_INTERPRETER_THREADS or the CPU's)");
+  app.add_option("--max-iterations", request->max_iterations,
+                 "iterations one WHILE operator may run before the run fails (default 1000000)")
+      ->check(CLI::PositiveNumber);
   app.add_option("--top", request->top, "how many of the slowest operators to list (default 15)");
   app.add_option("--json", request->json, "also write every run time and operator median to this JSON file");
   return [request] { return bench(*request); };

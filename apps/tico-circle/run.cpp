@@ -18,6 +18,8 @@
 
 #include <filesystem>
 #include <iostream>
+#include <limits>
+#include <map>
 #include <memory>
 
 namespace tico::circle_tool {
@@ -28,6 +30,7 @@ struct RunRequest {
   std::vector<std::string> inputs, plugins;
   uint32_t subgraph = 0;
   bool force = false;
+  int64_t max_iterations = 0; // 0: the runtime's default
 };
 
 int runModel(const RunRequest &request) {
@@ -44,7 +47,10 @@ int runModel(const RunRequest &request) {
   for (const auto &p : request.plugins)
     plugins.load(p, registry);
   const auto &spec = registry.requireRuntime(request.runtime).spec;
-  const auto runtime = spec.create(Options::resolve("runtime '" + spec.name + "'", spec.options, {}));
+  std::map<std::string, OptionValue> given;
+  if (request.max_iterations > 0)
+    given["max_loop_iterations"] = request.max_iterations;
+  const auto runtime = spec.create(Options::resolve("runtime '" + spec.name + "'", spec.options, given));
   const auto prepared = runtime->prepare(model);
   const auto expected = prepared->inputs(request.subgraph);
   if (request.inputs.size() != expected.size())
@@ -82,6 +88,10 @@ Action addRun(CLI::App &app) {
   app.add_option("--output-dir", request->output_dir, "directory for out0.npy, out1.npy, ...")->required();
   app.add_option("--subgraph", request->subgraph, "run this subgraph instead of subgraph 0");
   app.add_option("--runtime", request->runtime, "the runtime plugin that executes the model (default: builtin)");
+  app.add_option("--max-iterations", request->max_iterations,
+                 "iterations one WHILE operator may run before the run fails (runtime option max_loop_iterations; "
+                 "builtin default 1000000)")
+      ->check(CLI::Range(int64_t{1}, std::numeric_limits<int64_t>::max()));
   app.add_option("--plugin", request->plugins, "load this plugin in addition to the discovered ones");
   app.add_flag("--force", request->force, "replace outputs even when they are read-only files");
   return [request] { return runModel(*request); };

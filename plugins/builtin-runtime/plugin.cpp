@@ -5,12 +5,16 @@
 #include "tico/interpreter/interpreter.h"
 #include "tico/plugin/plugin.h"
 #include "tico/runtime/runtime.h"
+#include "tico/support/error.h"
 
 namespace {
 
 class PreparedInterpreter final : public tico::PreparedModel {
 public:
-  explicit PreparedInterpreter(std::shared_ptr<const tico::CircleModel> model) : interpreter_(std::move(model)) {}
+  PreparedInterpreter(std::shared_ptr<const tico::CircleModel> model, uint64_t max_loop_iterations)
+      : interpreter_(std::move(model)) {
+    interpreter_.setMaxLoopIterations(max_loop_iterations);
+  }
 
   std::vector<tico::CircleTensorInfo> inputs(uint32_t subgraph) const override { return interpreter_.inputs(subgraph); }
   std::vector<tico::CircleTensorInfo> outputs(uint32_t subgraph) const override {
@@ -27,16 +31,28 @@ private:
 
 class BuiltinRuntime final : public tico::Runtime {
 public:
+  explicit BuiltinRuntime(uint64_t max_loop_iterations) : max_loop_iterations_(max_loop_iterations) {}
   std::unique_ptr<tico::PreparedModel> prepare(std::shared_ptr<const tico::CircleModel> model) override {
-    return std::make_unique<PreparedInterpreter>(std::move(model));
+    return std::make_unique<PreparedInterpreter>(std::move(model), max_loop_iterations_);
   }
+
+private:
+  uint64_t max_loop_iterations_;
 };
 
 void registerAll(tico::Registrar &registrar) {
   registrar.addRuntime({"builtin",
                         "the built-in Circle interpreter (CPU; every operator the converter emits)",
-                        {},
-                        [](const tico::Options &) { return std::make_unique<BuiltinRuntime>(); }});
+                        {{"max_loop_iterations", tico::OptionType::Int,
+                          static_cast<int64_t>(tico::kDefaultMaxLoopIterations),
+                          "iterations one WHILE operator may run before the run fails (>= 1)"}},
+                        [](const tico::Options &o) {
+                          const int64_t limit = o.getInt("max_loop_iterations");
+                          if (limit < 1)
+                            throw tico::Error("runtime 'builtin': max_loop_iterations must be at least 1, not " +
+                                              std::to_string(limit));
+                          return std::make_unique<BuiltinRuntime>(static_cast<uint64_t>(limit));
+                        }});
 }
 
 } // namespace

@@ -44,8 +44,8 @@ TEST(InterpControlFlow, IfRunsTheBranchTheConditionSelects) {
   expectFloats(*runModel(model, {boolean({}, {0}), x}).at(0), {1, 4, 9});
 }
 
-TEST(InterpControlFlow, WhileLoopsUntilTheConditionFails) {
-  // (i, x) = (0, x); while i < 5: (i, x) = (i + 1, x * 2)  ->  (5, 32 x)
+// (i, x) = (i, x); while i < limit: (i, x) = (i + 1, x * 2)
+std::shared_ptr<const CircleModel> whileModel(int32_t bound) {
   ModelBuilder b;
   const int32_t i0 = b.input("i", DType::Int32, {});
   const int32_t x0 = b.input("x", DType::Float32, {2});
@@ -62,7 +62,7 @@ TEST(InterpControlFlow, WhileLoopsUntilTheConditionFails) {
   {
     const int32_t i = b.input("i", DType::Int32, {});
     b.input("x", DType::Float32, {2});
-    const int32_t limit = b.constant("limit", i32({}, {5}));
+    const int32_t limit = b.constant("limit", i32({}, {bound}));
     const int32_t less = b.tensor("less", DType::Bool, {});
     b.op(B::LESS, {i, limit}, {less});
     b.output(less);
@@ -80,13 +80,37 @@ TEST(InterpControlFlow, WhileLoopsUntilTheConditionFails) {
     b.output(next_i);
     b.output(next_x);
   }
-  const auto out = runModel(b.build(), {i32({}, {0}), f32({2}, {1, -0.5f})});
+  return b.build();
+}
+
+TEST(InterpControlFlow, WhileLoopsUntilTheConditionFails) {
+  // (0, x) -> (5, 32 x)
+  const auto model = whileModel(5);
+  const auto out = runModel(model, {i32({}, {0}), f32({2}, {1, -0.5f})});
   expectValues<int32_t>(*out.at(0), DType::Int32, {5});
   expectFloats(*out.at(1), {32, -16});
   // A start value past the limit runs the body zero times.
-  const auto skipped = runModel(b.build(), {i32({}, {7}), f32({2}, {1, -0.5f})});
+  const auto skipped = runModel(model, {i32({}, {7}), f32({2}, {1, -0.5f})});
   expectValues<int32_t>(*skipped.at(0), DType::Int32, {7});
   expectFloats(*skipped.at(1), {1, -0.5f});
+}
+
+// Issue 31: a WHILE whose condition never turns false ran forever in `run` and `bench`; the
+// iteration limit (default 1,000,000) ends it with an error naming the limit.
+TEST(InterpControlFlow, WhileStopsAtTheIterationLimit) {
+  CircleInterpreter interpreter(whileModel(5));
+  const std::vector<std::shared_ptr<const TensorData>> inputs = {i32({}, {0}), f32({2}, {1, -0.5f})};
+  interpreter.setMaxLoopIterations(5); // exactly the five iterations the loop needs
+  EXPECT_EQ(valuesOf<int32_t>(*interpreter.run(inputs).at(0)), std::vector<int32_t>{5});
+  interpreter.setMaxLoopIterations(4);
+  EXPECT_TRUE(contains(errorOf([&] { interpreter.run(inputs); }),
+                       "the WHILE loop ran 4 iterations and its condition still holds; the limit is the runtime "
+                       "option max_loop_iterations"));
+  // A loop that never ends (i < 2^31 - 1 from 0, a billion steps) stops at the limit.
+  CircleInterpreter endless(whileModel(std::numeric_limits<int32_t>::max()));
+  endless.setMaxLoopIterations(1000);
+  EXPECT_TRUE(contains(errorOf([&] { endless.run(inputs); }), "ran 1000 iterations"));
+  EXPECT_TRUE(contains(errorOf([&] { endless.setMaxLoopIterations(0); }), "must be at least 1"));
 }
 
 TEST(InterpControlFlow, BranchInterfaceMismatchIsReportedAtConstruction) {

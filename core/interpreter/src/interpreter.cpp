@@ -183,6 +183,8 @@ struct CircleInterpreter::Impl final : interp::SubgraphRunner {
   explicit Impl(std::shared_ptr<const CircleModel> m);
   std::vector<Tensor> runSubgraph(uint32_t index, std::vector<Tensor> inputs) const override;
   std::size_t subgraphCount() const override { return subgraphs.size(); }
+  uint64_t max_loop_iterations = kDefaultMaxLoopIterations;
+  uint64_t maxLoopIterations() const override { return max_loop_iterations; }
   std::shared_ptr<const void> &operatorState(const CircleOperator &op) const override { return op_state[&op]; }
   mutable std::unordered_map<const CircleOperator *, std::shared_ptr<const void>> op_state;
   void planSubgraph(CompiledSubgraph &compiled);
@@ -574,6 +576,12 @@ std::vector<CircleTensorInfo> interfaceInfo(const CircleModel &model, uint32_t s
 }
 
 } // namespace
+
+void CircleInterpreter::setMaxLoopIterations(uint64_t limit) {
+  if (limit == 0)
+    throw Error("the WHILE iteration limit must be at least 1");
+  impl_->max_loop_iterations = limit;
+}
 
 MemoryPlanSummary CircleInterpreter::memoryPlan(uint32_t subgraph) const {
   if (subgraph >= impl_->subgraphs.size())

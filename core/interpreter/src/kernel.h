@@ -26,6 +26,9 @@ public:
   virtual ~SubgraphRunner() = default;
   virtual std::vector<Tensor> runSubgraph(uint32_t index, std::vector<Tensor> inputs) const = 0;
   virtual std::size_t subgraphCount() const = 0;
+  // How many iterations one WHILE operator may run before the run fails (a loop whose condition
+  // never turns false would otherwise run forever).
+  virtual uint64_t maxLoopIterations() const = 0;
   // A slot a kernel may fill with what it derives from its operator's constants (per-channel
   // multipliers of a 262,144-unit head, a table's row scales) so later runs do not derive it
   // again. Empty until the first run sets it; it lives as long as the interpreter. Only touched

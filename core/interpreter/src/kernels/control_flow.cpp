@@ -40,12 +40,16 @@ void runIf(KernelContext &ctx) {
 void runWhile(KernelContext &ctx) {
   const auto &options = ctx.options<circle::WhileOptionsT>();
   std::vector<Tensor> vars = presentInputs(ctx, 0);
-  while (true) {
+  const uint64_t limit = ctx.runner().maxLoopIterations();
+  for (uint64_t iteration = 0;; ++iteration) {
     std::vector<Tensor> condition = ctx.runner().runSubgraph(static_cast<uint32_t>(options.cond_subgraph_index), vars);
     check(condition.size() == 1, "the WHILE condition subgraph returned " + std::to_string(condition.size()) +
                                      " values instead of one");
     if (!truth(condition[0], "the WHILE condition"))
       break;
+    check(iteration < limit, "the WHILE loop ran " + std::to_string(limit) +
+                                 " iterations and its condition still holds; the limit is the runtime option "
+                                 "max_loop_iterations (tico-circle run/bench --max-iterations)");
     std::vector<Tensor> next = ctx.runner().runSubgraph(static_cast<uint32_t>(options.body_subgraph_index), vars);
     check(next.size() == vars.size(), "the WHILE body returned " + std::to_string(next.size()) + " values for " +
                                           std::to_string(vars.size()) + " loop variables");

@@ -42,6 +42,10 @@ struct MemoryPlanSummary {
   std::size_t in_place = 0;
 };
 
+// A WHILE operator fails after this many iterations unless the limit is changed
+// (setMaxLoopIterations, the builtin runtime's option max_loop_iterations).
+inline constexpr uint64_t kDefaultMaxLoopIterations = 1000000;
+
 class CircleInterpreter {
 public:
   // Checks every operator against the kernels it has; throws tico::Error listing all
@@ -64,6 +68,10 @@ public:
                                                      uint32_t subgraph, std::vector<OperatorTime> &times) const;
 
   MemoryPlanSummary memoryPlan(uint32_t subgraph = 0) const;
+
+  // The most iterations one WHILE operator may run (>= 1; default kDefaultMaxLoopIterations):
+  // a run past it fails with an error naming the limit instead of running forever.
+  void setMaxLoopIterations(uint64_t limit);
 
 private:
   struct Impl;
