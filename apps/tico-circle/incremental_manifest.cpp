@@ -55,7 +55,7 @@ std::optional<json> readIncrementalManifest(const CircleModel &model) {
   return std::nullopt;
 }
 
-json summarizeIncrementalManifest(const json &m) {
+static json summarizeWellTyped(const json &m) {
   json out;
   out["groups"] = json::array();
   for (const auto &g : m.value("groups", json::array()))
@@ -81,6 +81,16 @@ json summarizeIncrementalManifest(const json &m) {
                                  {"mac_ratio", s.value("mac_ratio", 1.0)}});
   out["rejected"] = m.value("rejected", json::array()).size();
   return out;
+}
+
+json summarizeIncrementalManifest(const json &m) {
+  // A forged manifest may hold any JSON: a wrong type anywhere is this error, not an internal one.
+  try {
+    return summarizeWellTyped(m);
+  } catch (const json::exception &e) {
+    throw Error(std::string("metadata '") + kName + "' is malformed (a field is missing or has the wrong type): " +
+                e.what());
+  }
 }
 
 std::vector<CircleDiagnostic> checkIncrementalManifest(const CircleModel &model) {

@@ -227,10 +227,28 @@ json summarizeModel(const CircleModel &model, const std::string &name, uint64_t 
 
 namespace {
 
+// Names come from the file: control bytes (ESC sequences, NUL, newlines) are shown as \xNN so a
+// crafted name cannot drive the terminal or fake lines of the summary.
+std::string printable(const std::string &text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      const char *digits = "0123456789abcdef";
+      out += {'\\', 'x', digits[u >> 4], digits[u & 15]};
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+std::string printable(const json &value) { return printable(value.get<std::string>()); }
+
 std::string tensorLine(const json &ref) {
   std::string line = "tensor " + std::to_string(ref["tensor"].get<int64_t>());
   if (ref.contains("name"))
-    line += " '" + ref["name"].get<std::string>() + "': " + ref["text"].get<std::string>();
+    line += " '" + printable(ref["name"]) + "': " + ref["text"].get<std::string>();
   else
     line += " (out of range)";
   return line;
@@ -273,14 +291,14 @@ std::string indexList(const json &list) {
 } // namespace
 
 void printSummary(const json &doc, std::ostream &os) {
-  os << doc["file"].get<std::string>() << ": Circle model version " << doc["version"] << ", description '"
-     << doc["description"].get<std::string>() << "', " << doc["file_bytes"] << " bytes\n";
+  os << printable(doc["file"]) << ": Circle model version " << doc["version"] << ", description '"
+     << printable(doc["description"]) << "', " << doc["file_bytes"] << " bytes\n";
   const json &buffers = doc["buffers"];
   os << "  " << doc["operator_codes"].size() << " operator codes, " << doc["subgraph_count"] << " subgraphs, "
      << buffers["count"] << " buffers (" << buffers["with_data"] << " with data, " << buffers["payload_bytes"]
      << " payload bytes), " << doc["signatures"].size() << " signatures\n";
   for (const auto &sg : doc["subgraphs"]) {
-    os << "subgraph " << sg["index"] << " '" << sg["name"].get<std::string>() << "': " << sg["tensor_count"]
+    os << "subgraph " << sg["index"] << " '" << printable(sg["name"]) << "': " << sg["tensor_count"]
        << " tensors, " << sg["operator_count"] << " operators, " << sg["constant_bytes"] << " constant bytes\n";
     for (const char *io : {"inputs", "outputs"}) {
       os << "  " << io << ":\n";
@@ -289,12 +307,12 @@ void printSummary(const json &doc, std::ostream &os) {
     }
     std::string histogram;
     for (const auto &[op, count] : sg["operator_histogram"].items())
-      histogram += (histogram.empty() ? "" : ", ") + op + " x" + std::to_string(count.get<std::size_t>());
+      histogram += (histogram.empty() ? "" : ", ") + printable(op) + " x" + std::to_string(count.get<std::size_t>());
     os << "  operator counts: " << (histogram.empty() ? "none" : histogram) << "\n";
     if (sg.contains("operators")) {
       os << "  operators:\n";
       for (const auto &op : sg["operators"]) {
-        os << "    #" << op["index"] << " " << op["op"].get<std::string>() << " " << indexList(op["inputs"]) << " -> "
+        os << "    #" << op["index"] << " " << printable(op["op"]) << " " << indexList(op["inputs"]) << " -> "
            << indexList(op["outputs"]);
         if (op.contains("options"))
           os << " [" << op["options"].get<std::string>() << "]";
@@ -316,11 +334,11 @@ void printSummary(const json &doc, std::ostream &os) {
     }
   }
   for (const auto &signature : doc["signatures"]) {
-    os << "signature '" << signature["key"].get<std::string>() << "' -> subgraph " << signature["subgraph_index"];
+    os << "signature '" << printable(signature["key"]) << "' -> subgraph " << signature["subgraph_index"];
     for (const char *io : {"inputs", "outputs"}) {
       os << "; " << io << ":";
       for (const auto &m : signature[io])
-        os << " " << m["name"].get<std::string>() << "=" << m["tensor_index"];
+        os << " " << printable(m["name"]) << "=" << m["tensor_index"];
     }
     os << "\n";
   }
@@ -330,29 +348,29 @@ void printSummary(const json &doc, std::ostream &os) {
       os << "  buffer " << b["index"] << ": " << b["bytes"] << " bytes\n";
   }
   for (const auto &m : doc["metadata"])
-    os << "metadata '" << m["name"].get<std::string>() << "': buffer " << m["buffer"] << " (" << m["bytes"]
+    os << "metadata '" << printable(m["name"]) << "': buffer " << m["buffer"] << " (" << m["bytes"]
        << " bytes)\n";
   if (doc.contains("incremental")) {
     const json &inc = doc["incremental"];
     if (inc.contains("error")) {
-      os << "incremental manifest: " << inc["error"].get<std::string>() << "\n";
+      os << "incremental manifest: " << printable(inc["error"]) << "\n";
     } else {
       std::string groups;
       for (const auto &g : inc["groups"])
-        groups += (groups.empty() ? "" : ", ") + g.get<std::string>();
+        groups += (groups.empty() ? "" : ", ") + printable(g);
       os << "incremental manifest: groups " << groups << "; " << inc["callables"].size() << " callables, "
          << inc["retained"].size() << " retained tensors (" << inc["retained_bytes"] << " bytes), "
          << inc["strategies"].size() << " strategies, " << inc["rejected"] << " rejected candidates\n";
       for (const auto &c : inc["callables"])
-        os << "  callable '" << c["signature"].get<std::string>() << "' (" << c["kind"].get<std::string>()
+        os << "  callable '" << printable(c["signature"]) << "' (" << c["kind"].get<std::string>()
            << ", support " << c["support"].dump() << "): " << c["est_macs"] << " MACs\n";
       for (const auto &s : inc["strategies"]) {
         std::string steps;
         for (const auto &st : s["steps"])
-          steps += (steps.empty() ? "" : " -> ") + st.get<std::string>();
+          steps += (steps.empty() ? "" : " -> ") + printable(st);
         char ratio[32];
         std::snprintf(ratio, sizeof ratio, "%.4f", s["mac_ratio"].get<double>());
-        os << "  strategy '" << s["name"].get<std::string>() << "' changed " << s["changed"].dump() << ": " << steps
+        os << "  strategy '" << printable(s["name"]) << "' changed " << s["changed"].dump() << ": " << steps
            << " (MAC ratio " << ratio << ")\n";
       }
     }
@@ -361,7 +379,7 @@ void printSummary(const json &doc, std::ostream &os) {
     const json &v = doc["verify"];
     os << "verify: " << v["errors"] << " errors, " << v["warnings"] << " warnings\n";
     for (const auto &d : v["diagnostics"])
-      os << "  " << d.get<std::string>() << "\n";
+      os << "  " << printable(d) << "\n";
   }
 }
 

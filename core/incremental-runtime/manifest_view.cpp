@@ -3,6 +3,7 @@
 #include "tico/support/error.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace tico::incremental::runtime {
 namespace {
@@ -152,7 +153,9 @@ ManifestView parseManifest(const CircleModel &model, const json &m) {
     v.callables.push_back(std::move(mono));
     return v;
   } catch (const json::exception &e) {
-    bad(e.what());
+    bad(std::string("a field is missing or has the wrong type: ") + e.what());
+  } catch (const std::out_of_range &e) {
+    bad(std::string("an index or name is out of range: ") + e.what());
   }
 }
 

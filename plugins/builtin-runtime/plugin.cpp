@@ -47,7 +47,10 @@ void registerAll(tico::Registrar &registrar) {
                           static_cast<int64_t>(tico::kDefaultMaxLoopIterations),
                           "iterations one WHILE operator may run before the run fails (>= 1)"}},
                         [](const tico::Options &o) {
-                          const int64_t limit = o.getInt("max_loop_iterations");
+                          // Options a caller built without resolving them carry no value: the default.
+                          const int64_t limit = o.has("max_loop_iterations")
+                                                    ? o.getInt("max_loop_iterations")
+                                                    : static_cast<int64_t>(tico::kDefaultMaxLoopIterations);
                           if (limit < 1)
                             throw tico::Error("runtime 'builtin': max_loop_iterations must be at least 1, not " +
                                               std::to_string(limit));

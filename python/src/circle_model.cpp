@@ -114,6 +114,7 @@ NativeCircleModel::NativeCircleModel(std::shared_ptr<const CircleModel> model, s
     : name_(std::move(name)), file_bytes_(file_bytes), model_(std::move(model)) {}
 
 std::unique_ptr<NativeCircleModel> NativeCircleModel::fromFile(const std::string &path) {
+  requireNoNul(path, "circle_path");
   std::error_code ec;
   const auto size = std::filesystem::file_size(path, ec);
   try {

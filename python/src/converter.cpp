@@ -133,9 +133,9 @@ ExtraPaths applyExtra(nb::dict extra, ConversionOptions &options) {
   for (auto [key, value] : extra) {
     const std::string name = nb::cast<std::string>(key);
     if (name == "quant") {
-      paths.recipe = nb::cast<std::string>(value);
+      paths.recipe = requireNoNul(nb::cast<std::string>(value), "quant");
     } else if (name == "output") {
-      paths.output = nb::cast<std::string>(value);
+      paths.output = requireNoNul(nb::cast<std::string>(value), "output");
     } else if (name == "metrics") {
       if (!nb::isinstance<nb::list>(value))
         throwPython("ConfigError", "the 'metrics' option takes a list to fill");
@@ -153,7 +153,7 @@ ExtraPaths applyExtra(nb::dict extra, ConversionOptions &options) {
             return std::make_unique<InMemoryCalibration>(*batches);
           };
         } else if (field == "path") {
-          config.path = nb::cast<std::string>(cvalue);
+          config.path = requireNoNul(nb::cast<std::string>(cvalue), "calibration path");
         } else if (field == "source") {
           config.source = nb::cast<std::string>(cvalue);
         } else if (field == "limit") {
@@ -229,7 +229,7 @@ nb::bytes Converter::convertBytes(nb::handle archive, const std::string &name,
 nb::bytes Converter::convertFile(const std::string &path, const std::vector<std::string> &pipelines,
                                  nb::dict config, nb::object incremental, nb::dict extra) {
   ConversionOptions options;
-  options.input_path = path;
+  options.input_path = requireNoNul(path, "path");
   return convert(options, pipelines, config, incremental, extra);
 }
 
@@ -237,6 +237,8 @@ nb::bytes Converter::convert(ConversionOptions &options, const std::vector<std::
                              nb::dict config, nb::object incremental, nb::dict extra) {
   if (pipelines.empty())
     throwPython("ManifestError", "no pipeline manifest given");
+  for (const std::string &pipeline : pipelines)
+    requireNoNul(pipeline, "pipeline");
   const ExtraPaths paths = applyExtra(extra, options);
   const std::string &recipe = paths.recipe;
   Manifest manifest;

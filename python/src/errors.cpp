@@ -21,6 +21,12 @@ void throwPython(const char *kind, const std::string &message) {
   raiseInstance(cls, cls(nb::str(message.c_str(), message.size())));
 }
 
+const std::string &requireNoNul(const std::string &path, const char *what) {
+  if (path.find('\0') != std::string::npos)
+    throw nb::value_error((std::string(what) + ": embedded null byte").c_str());
+  return path;
+}
+
 void throwUnsupported(const UnsupportedOpsError &error) {
   nb::object cls = errorClass("UnsupportedOpsError");
   nb::object op_class = errorClass("UnsupportedOp");

@@ -16,6 +16,10 @@ namespace tico::python {
 // Sets the Python error to tico_native.errors.<kind>(message) and throws nb::python_error.
 // Needs the GIL.
 [[noreturn]] void throwPython(const char *kind, const std::string &message);
+// A path from Python goes to the C library as a C string, where an embedded NUL would cut it
+// short ("a\0b" naming "a"): raises ValueError("<what>: embedded null byte"), as open() does.
+// Returns `path`.
+const std::string &requireNoNul(const std::string &path, const char *what);
 // UnsupportedOpsError with its `ops` attribute (op, count, nodes, reason per missing op).
 [[noreturn]] void throwUnsupported(const UnsupportedOpsError &error);
 

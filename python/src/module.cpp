@@ -63,6 +63,7 @@ NB_MODULE(_tico_native, m) {
   m.def(
       "write_file",
       [](const std::string &path, nb::bytes data) {
+        tico::python::requireNoNul(path, "circle_path");
         const char *bytes = data.c_str();
         std::size_t size = data.size();
         try {

@@ -594,3 +594,26 @@ def test_hostile_example_inputs_are_skipped_not_fatal(clip, tmp_path):
         why = {"cycle": "holds itself", "deep": "nested more than 64 levels deep"}[name]
         assert manifest["validation"]["inputs"].startswith("seeded (example inputs not used:"), manifest["validation"]
         assert why in manifest["validation"]["inputs"]
+
+
+def test_forged_manifest_types_are_errors_not_internal_errors(clip, tmp_path):
+    """Issue 31: forged manifests made the tools exit 3 with a raw json.exception. A field of
+    the wrong type (an est_macs given as a string, same length so the file stays valid) is an
+    error that says so: inspect reports it, serve-incremental refuses. (verify does not check
+    est_macs yet: validating the manifest against the model is still open in issue 31.)"""
+    import re
+    data = (clip / "clip.circle").read_bytes()
+    found = re.search(rb'"est_macs":(\s*)(\d{3,})', data)
+    assert found, "no est_macs in the manifest"
+    digits = found.group(2)
+    forged = data[:found.start(2)] + b'"' + digits[:-2] + b'"' + data[found.end(2):]
+    assert len(forged) == len(data)
+    path = tmp_path / "forged.circle"
+    path.write_bytes(forged)
+    inspect = subprocess.run([TICO_CIRCLE, "inspect", str(path)], capture_output=True, text=True)
+    assert inspect.returncode == 0, inspect.stderr
+    assert "is malformed (a field is missing or has the wrong type)" in inspect.stdout
+    serve = subprocess.run([TICO_CIRCLE, "serve-incremental", str(path), "--steps", "2"], capture_output=True,
+                           text=True)
+    assert serve.returncode not in (0, 3), serve.stderr
+    assert "internal error" not in serve.stderr and "incremental manifest" in serve.stderr, serve.stderr

@@ -83,6 +83,35 @@ def test_inspect_is_tico_circle_inspect(cnn_circle, tmp_path):
     assert tico_native.CircleModel.load(path).inspect(as_json=True) == cli_json
 
 
+def test_paths_with_a_nul_byte_are_refused(cnn_circle, cnn_program, tmp_path):
+    """Issue 31: a NUL in a path cut it short in C ("m.circle\\0.bak" wrote "m.circle")."""
+    import pytest
+
+    cut = str(tmp_path / "m.circle")
+    with pytest.raises(ValueError, match="embedded null byte"):
+        cnn_circle.save(cut + "\0.bak")
+    with pytest.raises(ValueError, match="embedded null byte"):
+        tico_native.CircleModel.load(cut + "\0.bak")
+    pt2 = write_pt2(cnn_program, tmp_path)
+    with pytest.raises(ValueError, match="embedded null byte"):
+        tico_native.convert_from_pt2(str(pt2) + "\0x")
+    assert not (tmp_path / "m.circle").exists()
+
+
+def test_inspect_escapes_control_bytes_in_names(cnn_circle):
+    """Issue 31: inspect printed raw ESC and NUL bytes from names; they are shown as \\xNN, and
+    --json escapes them as JSON does."""
+    import json
+    name = cnn_circle.outputs[0].name.encode()
+    assert len(name) >= 3 and cnn_circle.circle_binary.count(name) >= 1
+    forged = cnn_circle.circle_binary.replace(name, b"\x1b[\x00" + name[3:])
+    text = tico_native.CircleModel(forged).inspect(tensors=True)
+    assert "\x1b" not in text and "\x00" not in text
+    assert "\\x1b[\\x00" + name[3:].decode() in text
+    doc = json.loads(tico_native.CircleModel(forged).inspect(tensors=True, as_json=True))
+    assert any(t["name"] == "\x1b[\x00" + name[3:].decode() for t in doc["subgraphs"][0]["tensors"])
+
+
 def test_inspect_names_a_model_in_memory(cnn_circle):
     first = cnn_circle.inspect().splitlines()[0]
     assert first.startswith("ExportedProgram: Circle model version 0")

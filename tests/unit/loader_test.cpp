@@ -157,6 +157,32 @@ TEST(LoaderTest, SameNameFromAnotherFileIsAnError) {
   EXPECT_EQ(plugins.plugins().size(), 1u);
 }
 
+// Issue 31: plugins loaded from world-writable places without a word. They still load (with a
+// warning), unless TICO_PLUGIN_UNSAFE=refuse; the message names what others can write.
+TEST(LoaderTest, WorldWritablePluginsAreRefusedOnRequest) {
+  ScratchDir scratch;
+  const std::string shared = scratch.sub("shared");
+  fs::permissions(shared, fs::perms::all);
+  const std::string in_shared = copyTo(testPlugin("good"), shared + "/libtico-good.so");
+  const std::string open_file = copyTo(testPlugin("good"), scratch.file("libtico-open.so"));
+  fs::permissions(open_file, fs::perms::all);
+  {
+    ScopedEnv refuse("TICO_PLUGIN_UNSAFE", "refuse");
+    PluginSet plugins;
+    Registry registry;
+    EXPECT_CONTAINS(loadError(plugins, registry, in_shared),
+                    "its directory '" + canonical(shared) + "' is writable by every user");
+    EXPECT_CONTAINS(loadError(plugins, registry, open_file), "the file is writable by every user");
+    EXPECT_CONTAINS(loadError(plugins, registry, open_file), "(refused: TICO_PLUGIN_UNSAFE=refuse)");
+    EXPECT_THROW(plugins.discover(registry, {shared}), Error);
+    EXPECT_TRUE(plugins.plugins().empty());
+  }
+  ScopedEnv warn("TICO_PLUGIN_UNSAFE", "warn");
+  PluginSet plugins;
+  Registry registry;
+  EXPECT_EQ(plugins.load(in_shared, registry).name, "test-good"); // a warning, not an error
+}
+
 TEST(LoaderTest, StrippedPluginIsStillRecognised) {
   // `strip` (and `cmake --install --strip`) removes .symtab; the entry must be found in .dynsym.
   ScratchDir scratch;

@@ -223,6 +223,27 @@ std::string canonicalFile(const std::string &path) {
   return canonical.string();
 }
 
+// Who could replace the plugin at `canonical` besides its owner: the file or its directory
+// writable by every user. Warned about, or refused under TICO_PLUGIN_UNSAFE=refuse.
+void checkPlacement(const std::string &canonical) {
+  std::string problem;
+  struct stat st {};
+  const std::string directory = fs::path(canonical).parent_path().string();
+  if (::stat(canonical.c_str(), &st) == 0 && (st.st_mode & S_IWOTH))
+    problem = "the file is writable by every user";
+  else if (::stat(directory.c_str(), &st) == 0 && (st.st_mode & S_IWOTH))
+    problem = "its directory '" + directory + "' is writable by every user";
+  if (problem.empty())
+    return;
+  const char *policy = std::getenv("TICO_PLUGIN_UNSAFE");
+  const bool refuse = policy && std::string(policy) == "refuse";
+  const std::string message = "plugin '" + canonical + "': " + problem + ", so anyone on this machine can replace " +
+                              "the code it runs";
+  if (refuse)
+    throw Error("cannot load " + message + " (refused: TICO_PLUGIN_UNSAFE=refuse)");
+  TICO_WARN << message << " (TICO_PLUGIN_UNSAFE=refuse refuses such plugins)";
+}
+
 bool isPluginFileName(const std::string &name) {
   const std::string prefix = "libtico-", suffix = ".so";
   return name.size() > prefix.size() + suffix.size() && name.starts_with(prefix) &&
@@ -235,6 +256,7 @@ const LoadedPlugin &PluginSet::load(const std::string &path, Registry &registry)
   std::string canonical = canonicalFile(path);
   if (const LoadedPlugin *existing = findByPath(plugins_, canonical))
     return *existing;
+  checkPlacement(canonical);
   OpenedPlugin plugin = openPlugin(canonical);
   if (const LoadedPlugin *other = findByName(plugins_, plugin.name))
     fail(canonical, "a plugin named '" + plugin.name + "' is already loaded from '" + other->path +
@@ -298,6 +320,7 @@ void PluginSet::discover(Registry &registry, const std::vector<std::string> &dir
       std::string canonical = canonicalFile(file.string());
       if (findByPath(plugins_, canonical))
         continue;
+      checkPlacement(canonical);
       OpenedPlugin plugin = openPlugin(canonical);
       if (const LoadedPlugin *other = findByName(plugins_, plugin.name)) {
         TICO_DEBUG << "skipping " << canonical << ": plugin '" << plugin.name

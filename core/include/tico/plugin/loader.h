@@ -28,6 +28,11 @@ public:
   // plugin of the same name was loaded from another file; registration succeeded (a thrown
   // exception is reported with the plugin's name) and registered nothing twice.
   // Throws tico::Error. A failed registration leaves `registry` unchanged.
+  //
+  // A plugin runs with the user's rights, so one that others can replace is a risk: a plugin
+  // file, or the directory holding it, writable by every user (a shared /tmp, a careless chmod)
+  // gets a warning naming it; with TICO_PLUGIN_UNSAFE=refuse in the environment it is refused
+  // (a tico::Error) instead.
   const LoadedPlugin &load(const std::string &path, Registry &registry);
 
   // Directories searched, in order: <dir of the running binary>/../lib/tico/plugins, the
