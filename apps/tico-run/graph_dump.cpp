@@ -10,6 +10,7 @@
 
 #include "tico/ir/dot.h"
 #include "tico/support/error.h"
+#include "tico/support/file.h"
 #include "tico/support/log.h"
 
 #include <cctype>
@@ -64,17 +65,6 @@ int createFresh(const std::string &path) {
   if (fd < 0)
     throw Error("cannot create the graph dump file '" + path + "': " + std::strerror(errno));
   return fd;
-}
-
-void writeAll(int fd, const std::string &text, const std::string &path) {
-  for (std::size_t at = 0; at < text.size();) {
-    const ssize_t n = ::write(fd, text.data() + at, text.size() - at);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      throw Error("cannot write the graph dump file '" + path + "': " + std::strerror(errno));
-    at += static_cast<std::size_t>(n);
-  }
 }
 
 // Runs `dot -Tpng in` without a shell, its standard output the freshly created `out`; returns
@@ -142,7 +132,8 @@ void GraphDumper::dump(const std::string &title, const Graph &graph) {
     options.title = title;
     const int fd = createFresh(dot_path);
     try {
-      writeAll(fd, printDot(graph, options), dot_path);
+      const std::string text = printDot(graph, options);
+      writeAll(fd, text.data(), text.size(), "graph dump file", dot_path);
     } catch (...) {
       ::close(fd);
       throw;

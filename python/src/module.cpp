@@ -14,10 +14,6 @@
 #include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
 
-#include <cerrno>
-#include <cstring>
-#include <unistd.h>
-
 namespace nb = nanobind;
 using namespace nb::literals;
 
@@ -65,20 +61,11 @@ NB_MODULE(_tico_native, m) {
       [](const std::string &path, nb::bytes data) {
         tico::python::requireNoNul(path, "circle_path");
         const char *bytes = data.c_str();
-        std::size_t size = data.size();
+        const std::size_t size = data.size();
         try {
           nb::gil_scoped_release unlocked; // data stays alive: the caller holds it
-          tico::writeFileSafely(path, "Circle file", [&](int fd) {
-            while (size > 0) {
-              const ssize_t n = ::write(fd, bytes, size);
-              if (n < 0 && errno == EINTR)
-                continue;
-              if (n <= 0)
-                throw tico::Error("cannot write Circle file '" + path + "': " + std::strerror(errno));
-              bytes += n;
-              size -= static_cast<std::size_t>(n);
-            }
-          });
+          tico::writeFileSafely(path, "Circle file",
+                                [&](int fd) { tico::writeAll(fd, bytes, size, "Circle file", path); });
         } catch (const tico::Error &e) {
           tico::python::throwPython("OutputError", e.what());
         }

@@ -303,22 +303,23 @@ void writeFileSafely(const std::string &path, const std::string &what, const std
   batch.commit();
 }
 
+void writeAll(int fd, const void *data, std::size_t size, const std::string &what, const std::string &path) {
+  const auto *at = static_cast<const char *>(data);
+  while (size > 0) {
+    const ssize_t n = ::write(fd, at, size);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      throw Error("cannot write " + what + " '" + path + "': " + std::strerror(errno));
+    at += n;
+    size -= static_cast<std::size_t>(n);
+  }
+}
+
 namespace {
 
 std::function<void(int)> textWriter(const std::string &path, const std::string &what, const std::string &text) {
-  return [&path, &what, &text](int fd) {
-    const char *data = text.data();
-    std::size_t size = text.size();
-    while (size > 0) {
-      const ssize_t n = ::write(fd, data, size);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        throw Error("cannot write " + what + " '" + path + "': " + std::strerror(errno));
-      data += n;
-      size -= static_cast<std::size_t>(n);
-    }
-  };
+  return [&path, &what, &text](int fd) { writeAll(fd, text.data(), text.size(), what, path); };
 }
 
 } // namespace

@@ -56,6 +56,10 @@ void checkDistinctOutputs(const std::vector<std::pair<std::string, std::string>>
 // messages: "cannot write <what> '<path>': ...". On failure nothing replaces the target.
 void writeFileSafely(const std::string &path, const std::string &what, const std::function<void(int fd)> &write);
 
+// Writes `size` bytes to `fd`, retrying short writes and EINTR; throws tico::Error
+// "cannot write <what> '<path>': <reason>".
+void writeAll(int fd, const void *data, std::size_t size, const std::string &what, const std::string &path);
+
 // writeFileSafely for text held in memory (reports, JSON side files, textual IR).
 void writeTextFile(const std::string &path, const std::string &what, const std::string &text);
 
