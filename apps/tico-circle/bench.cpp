@@ -210,7 +210,8 @@ int bench(const BenchRequest &request) {
 Action addBench(CLI::App &app) {
   auto request = std::make_shared<BenchRequest>();
   app.add_option("model", request->input, "Circle file")->required();
-  app.add_option("--input", request->inputs, "an input .npy file (repeat in the model's input order; default: seeded data)");
+  app.add_option("--input", request->inputs, "an input .npy file (repeat in the model's input order; default: seeded data)")
+      ->allow_extra_args(false);
   app.add_option("--subgraph", request->subgraph, "time this subgraph instead of subgraph 0");
   app.add_option("--runs", request->runs, "timed runs (default 10; medians are reported)");
   app.add_option("--warmup", request->warmup, "untimed runs first (default 2)");

@@ -298,7 +298,8 @@ int runEval(const EvalRequest &request) {
 void addCommon(CLI::App &app, LlmRequest &request) {
   app.add_option("model", request.model, "Circle file exported by tico_native.llm.export")->required();
   app.add_option("--runtime", request.runtime, "the runtime plugin that runs the model (default: builtin)");
-  app.add_option("--plugin", request.plugins, "load this plugin in addition to the discovered ones");
+  app.add_option("--plugin", request.plugins, "load this plugin in addition to the discovered ones")
+      ->allow_extra_args(false);
   app.add_option("--threads", request.threads, "interpreter threads (default: TICO_INTERPRETER_THREADS or the CPU's)");
   app.add_flag("--json", request.json, "machine-readable figures");
 }

@@ -159,7 +159,8 @@ Action addOptimize(CLI::App &app) {
   app.add_option("--enable", request->enable, "with -O1: switch on an optional pass of the preset (repeatable)");
   app.add_option("--constant-folding-profile", request->folding_profile, "with -O1: basic or heavy")
       ->check(CLI::IsMember({"basic", "heavy"}));
-  app.add_option("--plugin", request->plugins, "load this plugin in addition to the discovered ones");
+  app.add_option("--plugin", request->plugins, "load this plugin in addition to the discovered ones")
+      ->allow_extra_args(false);
   app.add_flag("--no-verify", request->no_verify, "write the result without verifying it");
   app.add_flag("--force", request->force, "replace the output even when it is a read-only file");
   return [request] { return optimize(*request); };

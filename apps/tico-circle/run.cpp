@@ -84,7 +84,8 @@ int runModel(const RunRequest &request) {
 Action addRun(CLI::App &app) {
   auto request = std::make_shared<RunRequest>();
   app.add_option("model", request->input, "Circle file")->required();
-  app.add_option("--input", request->inputs, "an input .npy file (repeat in the model's input order)");
+  app.add_option("--input", request->inputs, "an input .npy file (repeat in the model's input order)")
+      ->allow_extra_args(false);
   app.add_option("--output-dir", request->output_dir, "directory for out0.npy, out1.npy, ...")->required();
   app.add_option("--subgraph", request->subgraph, "run this subgraph instead of subgraph 0");
   app.add_option("--runtime", request->runtime, "the runtime plugin that executes the model (default: builtin)");
@@ -92,7 +93,8 @@ Action addRun(CLI::App &app) {
                  "iterations one WHILE operator may run before the run fails (runtime option max_loop_iterations; "
                  "builtin default 1000000)")
       ->check(CLI::Range(int64_t{1}, std::numeric_limits<int64_t>::max()));
-  app.add_option("--plugin", request->plugins, "load this plugin in addition to the discovered ones");
+  app.add_option("--plugin", request->plugins, "load this plugin in addition to the discovered ones")
+      ->allow_extra_args(false);
   app.add_flag("--force", request->force, "replace outputs even when they are read-only files");
   return [request] { return runModel(*request); };
 }

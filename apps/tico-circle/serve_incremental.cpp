@@ -282,7 +282,8 @@ Action addServeIncremental(CLI::App &app) {
   app.add_option("--pool", request->pool, "seeded values per input group (default 8)");
   app.add_option("--seed", request->seed, "seed of the trace and the input values (default 1)");
   app.add_option("--budget", request->budget, "bytes the retained values may take (64MiB, 1536, none; default 64MiB)");
-  app.add_option("--int-bound", request->int_bounds, "integer input NAME takes values in [0, N) (NAME=N; default 2)");
+  app.add_option("--int-bound", request->int_bounds, "integer input NAME takes values in [0, N) (NAME=N; default 2)")
+      ->allow_extra_args(false);
   app.add_option("--reference-runs", request->reference_runs, "runs of the monolith alone after the trace for the baseline without --check (default 30)");
   app.add_option("--versions", request->versions,
                  "content: the layer hashes each input set (default); caller: the pool entry is the version");

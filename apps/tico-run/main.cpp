@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -67,7 +68,7 @@ int run(int argc, char **argv) {
   app.set_version_flag("--version", std::string("tico-run ") + TICO_VERSION);
 
   std::string input, output, pipeline_path, emit = "circle", stop_after, passes_text;
-  std::vector<std::string> extra_plugins, eval_inputs;
+  std::vector<std::string> extra_plugins, eval_inputs, evaluate_after;
   std::string output_dir, graph_dump_dir;
   std::string calibration, memory_budget, quant_recipe, encodings_path;
   std::size_t calibration_batches = 0;
@@ -83,7 +84,10 @@ int run(int argc, char **argv) {
                  "run these passes (comma-separated, name{key=value} for options) as one stage instead of the "
                  "manifest's stages");
   app.add_option("--emit", emit, "what to write: circle (default) or tir")->check(CLI::IsMember({"circle", "tir"}));
-  app.add_option("--plugin", extra_plugins, "load this plugin in addition to the discovered ones");
+  // Repeatable options take one value per occurrence (allow_extra_args(false)): otherwise CLI11
+  // hands them the words that follow, and `--input x.npy model.pt2` would lose the model.
+  app.add_option("--plugin", extra_plugins, "load this plugin in addition to the discovered ones (repeat)")
+      ->allow_extra_args(false);
   app.add_flag("--list-plugins", list_plugins, "list loaded plugins and what they provide");
   app.add_flag("--list-passes", list_passes, "list passes, quantizers and Circle passes with their options");
   app.add_flag("--list-ops", list_ops, "list operators that have a Circle lowering");
@@ -93,8 +97,13 @@ int run(int argc, char **argv) {
   app.add_flag("--evaluate", do_evaluate, "run the graph with the evaluator plugin instead of writing Circle");
   app.add_option("--stop-after", stop_after, "with --evaluate or --emit tir: stop after 'frontend'")
       ->check(CLI::IsMember({"frontend"}));
-  app.add_option("--input", eval_inputs, "with --evaluate: an input .npy file (repeat in input order)");
+  app.add_option("--input", eval_inputs, "with --evaluate: an input .npy file (repeat in input order)")
+      ->allow_extra_args(false);
   app.add_option("--output-dir", output_dir, "with --evaluate: directory for out0.npy, out1.npy, ...");
+  app.add_option("--evaluate-after", evaluate_after,
+                 "with --evaluate: run the graph after 'frontend', after an ATen-level stage of the pipeline, or at "
+                 "'end' (repeat for several in one run); each point's outputs go to <output-dir>/<point>/")
+      ->allow_extra_args(false);
   app.add_option("--dump-graphs", graph_dump_dir,
                  "write Graphviz pictures of the graph after the frontend and each stage into this folder "
                  "(TICO_GRAPH_DUMP=1 does the same into a new private folder .tico_tmp/session_<timestamp>_<random>)");
@@ -121,7 +130,8 @@ int run(int argc, char **argv) {
                "add incremental strategies (docs/incremental.md): region subgraphs + signatures, the manifest in "
                "the file's metadata and in <output stem>.incremental.json");
   app.add_option("--incremental-group", incremental_groups,
-                 "with --incremental: inputs that change together, joined by '+' (repeat per group)");
+                 "with --incremental: inputs that change together, joined by '+' (repeat per group)")
+      ->allow_extra_args(false);
   app.add_option("--incremental-max-strategies", incremental_max_strategies,
                  "with --incremental: strategies besides the monolith (default 8)")
       ->check(CLI::NonNegativeNumber);
@@ -135,11 +145,14 @@ int run(int argc, char **argv) {
   app.add_option("--signature", signatures,
                  "lower once per signature: NAME:INPUT.DIM=SIZE[,INPUT.DIM=SIZE...] fixes dynamic input dimensions "
                  "(repeat per signature; e.g. prefill:input_ids.1=128 and decode:input_ids.1=1); the file holds a "
-                 "subgraph and a SignatureDef each, weights stored once");
+                 "subgraph and a SignatureDef each, weights stored once")
+      ->allow_extra_args(false);
   app.add_option("--signature-output-names", signature_output_names,
                  "with --signature: names of the outputs in every SignatureDef, in order (comma-separated)")
-      ->delimiter(',');
-  app.add_option("--metadata", metadata_files, "NAME=FILE: store FILE's bytes as the Circle metadata entry NAME (repeat)");
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  app.add_option("--metadata", metadata_files, "NAME=FILE: store FILE's bytes as the Circle metadata entry NAME (repeat)")
+      ->allow_extra_args(false);
   app.add_flag("--force", force, "replace outputs even when they are read-only files");
   app.add_flag("-v,--verbose", verbose, "debug logging (same as TICO_LOG=4)");
 
@@ -203,6 +216,10 @@ int run(int argc, char **argv) {
     throw tico::Error("no input model given (see --help)");
   if (!do_evaluate && emit == "circle" && output.empty() && !dump_ir)
     throw tico::Error("no output file given (-o FILE)");
+  if (!evaluate_after.empty() && !do_evaluate)
+    throw tico::Error("--evaluate-after goes with --evaluate");
+  if (!evaluate_after.empty() && !stop_after.empty())
+    throw tico::Error("--stop-after and --evaluate-after do not go together (--evaluate-after frontend stops there)");
 
   tico::Manifest manifest;
   if (!passes_text.empty()) {
@@ -242,6 +259,10 @@ int run(int argc, char **argv) {
       tico::checkOutputOutside(out, data, "calibration data folder");
     }
 
+  std::optional<tico::run::Evaluation> evaluation;
+  if (do_evaluate)
+    evaluation.emplace(registry, manifest, tico::run::EvaluateRequest{eval_inputs, output_dir, evaluate_after, inputs, force});
+
   tico::ConversionOptions options;
   for (const std::string &text : signatures)
     options.signatures.push_back(tico::parseSignatureRequest(text));
@@ -268,7 +289,7 @@ int run(int argc, char **argv) {
   options.verify_each = verify_each;
   options.verify_circle = tico::requireValidCircleModel;
   options.time_passes = time_passes;
-  options.stop_after_frontend = stop_after == "frontend";
+  options.stop_after_frontend = stop_after == "frontend" || (evaluation && evaluation->frontendOnly());
   options.stop_before_lowering = do_evaluate || emit == "tir";
   // With --encodings the Circle file is written below, once the JSON is ready, so a failure
   // leaves neither file.
@@ -284,10 +305,19 @@ int run(int argc, char **argv) {
       graph_dump_dir = tico::run::defaultGraphDumpDir();
   }
   std::shared_ptr<tico::run::GraphDumper> dumper;
-  if (!graph_dump_dir.empty()) {
+  if (!graph_dump_dir.empty())
     dumper = std::make_shared<tico::run::GraphDumper>(graph_dump_dir);
-    options.on_stage = [dumper](const std::string &title, const tico::Graph &g) { dumper->dump(title, g); };
-  }
+  if (dumper || evaluation)
+    options.on_stage = [&dumper, &evaluation](const std::string &title, const tico::Graph &g) {
+      if (dumper)
+        dumper->dump(title, g);
+      if (evaluation)
+        evaluation->afterStage(title, g);
+    };
+  if (evaluation)
+    options.on_stage_skipped = [&evaluation](const std::string &stage, const tico::Graph &g) {
+      evaluation->afterStage(stage, g);
+    };
   if (fs::path(input).extension() == ".tir") {
     tico::ParseOptions parse_options;
     parse_options.file_name = input;
@@ -330,8 +360,8 @@ int run(int argc, char **argv) {
     outputs.addText(sidecar, "incremental manifest", *tico::incrementalManifest(*result.model));
   outputs.commit();
 
-  if (do_evaluate)
-    tico::run::evaluate(registry, *result.graph, tico::run::EvaluateRequest{eval_inputs, output_dir, inputs, force});
+  if (evaluation)
+    evaluation->finish(*result.graph);
   if (emit == "tir") {
     std::string text = tico::printGraph(*result.graph);
     if (output.empty())

@@ -218,6 +218,8 @@ ConversionResult convert(const Registry &registry, const Manifest &manifest, con
     // Conditions look at the graph: as it is now, or as it was lowered for Circle stages.
     if (!stage.when.holds(*graph)) {
       TICO_INFO << "stage '" << stage.name << "' skipped (condition " << stage.when.str() << " does not hold)";
+      if (options.on_stage_skipped && stage.kind != StageKind::Circle)
+        options.on_stage_skipped(stage.name, *graph);
       continue;
     }
     auto stage_start = Clock::now();

@@ -63,6 +63,9 @@ struct ConversionOptions {
   std::function<void(const std::string &title, const std::string &ir)> dump_ir;
   // Called with the graph after the frontend and after each ATen-level stage (graph pictures).
   std::function<void(const std::string &title, const Graph &graph)> on_stage;
+  // Called instead of on_stage for an ATen-level stage whose condition did not hold, with the
+  // graph the stage would have seen (unchanged): `tico-run --evaluate-after` a skipped stage.
+  std::function<void(const std::string &stage, const Graph &graph)> on_stage_skipped;
   // Verify the graph (or the Circle model) after every pass (also switched on by the
   // manifest's verify_each).
   bool verify_each = false;
