@@ -17,7 +17,7 @@ from collections import defaultdict
 import pytest
 
 # The tool fixtures live in harness.py, shared with the real-model suite (tests/models).
-from harness import pipeline, source_dir, tico_circle, tico_run  # noqa: F401
+from harness import pipeline, require_working_loadgroup, source_dir, tico_circle, tico_run  # noqa: F401
 
 # Which runtime or concern each test function checks, for the closing summary.
 RUNTIME_OF_TEST = {
@@ -87,3 +87,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
                 write(f"    {outcome}:")
                 for line in listing:
                     write(f"        {line}")
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    require_working_loadgroup(session)

@@ -25,6 +25,25 @@ from torch.utils import _pytree as pytree
 TICO_RUN_TIMEOUT_S = 300
 
 
+def require_working_loadgroup(session: pytest.Session) -> None:
+    """Fails the run when ``--dist loadgroup`` would not keep an ``xdist_group`` on one worker.
+
+    The suites mark every test of a case with one group so the case is exported, converted and
+    evaluated once; pytest-xdist 3.8 does it by appending ``@group`` to each item's node id, which
+    pytest 9 ignores (its node ids are built elsewhere), and then every test is scheduled on its
+    own without a word. Called from the conftests' ``pytest_collection_finish``.
+    """
+    config = session.config
+    if not getattr(config.option, "loadgroup", False):
+        return
+    grouped = [item for item in session.items if item.get_closest_marker("xdist_group")]
+    if grouped and not any("@" in item.nodeid.rpartition("]")[2] for item in grouped):
+        raise pytest.UsageError(
+            f"--dist loadgroup has no effect with pytest {pytest.__version__} and this pytest-xdist: node ids carry "
+            "no @group suffix (packaging/install-deps.sh pins pytest below 9)"
+        )
+
+
 @dataclass
 class ToolRun:
     """One finished tico-run invocation, with everything a failure message needs."""

@@ -12,8 +12,9 @@ both):
    checked structurally (identifier, version, one subgraph, interface tensors);
 5. the model run on onert and every output compared with eager (values, shape,
    dtype); dynamic cases also run a second, unseen size in a fresh session;
-6. ``tico-run --evaluate`` before any pass (``--stop-after frontend``) and after
-   the pipeline's ATen stages, compared with eager the same way;
+6. ``tico-run --evaluate`` before any pass and after the pipeline's ATen stages
+   (``--evaluate-after frontend --evaluate-after end``, one run for both),
+   compared with eager the same way;
 7. the same Circle file run on tico's built-in interpreter (``tico-circle run``),
    a second runtime independent of onert, compared with eager the same way.  It
    also covers what onert cannot run (Circle extension ops), where eager is the
@@ -98,7 +99,10 @@ def cases_for(test: str) -> list:
                 marks = interpreter_marks(name, variant)
             else:
                 marks = case_registry.case_marks(test, name, variant)
-            params.append(pytest.param(name, variant, id=f"{name}-{variant}", marks=marks))
+            # One xdist group per case and saved form (--dist loadgroup, CMakeLists.txt): its
+            # tests run on one worker, so the case is exported, converted and evaluated once.
+            group = pytest.mark.xdist_group(f"{name}-{variant}")
+            params.append(pytest.param(name, variant, id=f"{name}-{variant}", marks=[*marks, group]))
     return params
 
 
@@ -144,6 +148,8 @@ class PreparedCase:
     half_rtol: float  # for checks computed in the program's own (half) precision
     half_atol: float
     conversion: ToolRun | None = None  # filled on first use, then shared
+    # tico-run --evaluate runs by (input set label, points), shared by the two evaluator tests.
+    evaluations: dict = field(default_factory=dict)
     circle: Path = field(init=False)
 
     def __post_init__(self) -> None:
@@ -342,36 +348,63 @@ def test_onert(workspace: Workspace, tico_run: Path, pipeline: Path, name: str, 
         )
 
 
-def run_evaluator(case: PreparedCase, tico_run: Path, pipeline: Path, inputs: InputSet, label: str, stop_after: list[str]):
-    """Runs ``tico-run --evaluate`` on one input set and compares with eager.
-
-    Before any pass the graph computes in the program's own precision; after the
-    pipeline it is the Circle model's float32 graph (dtype policy).
-    """
-    frontend = bool(stop_after)
-    arrays = inputs.inputs if frontend else inputs.circle_inputs
-    expected = inputs.outputs if frontend else inputs.circle_outputs
-    rtol, atol = (case.half_rtol, case.half_atol) if frontend else (case.rtol, case.atol)
-    directory = case.directory / f"evaluate-{'-'.join(stop_after) or 'pipeline'}-{label.split()[0]}"
+def _evaluate(case: PreparedCase, tico_run: Path, pipeline: Path, arrays: list[np.ndarray], label: str,
+              points: tuple[str, ...]) -> tuple[ToolRun, dict[str, list[np.ndarray]]]:
+    """One ``tico-run --evaluate`` run with ``--evaluate-after`` each of ``points``: its outputs by point."""
+    directory = case.directory / f"evaluate-{'-'.join(points)}-{label.split()[0]}"
     if directory.exists():
         shutil.rmtree(directory)
     directory.mkdir()
-    arguments = ["--pipeline", str(pipeline), "--evaluate", *stop_after]
+    arguments = ["--pipeline", str(pipeline), "--evaluate"]
+    for point in points:
+        arguments += ["--evaluate-after", point]
     for position, array in enumerate(arrays):
         path = directory / f"in{position}.npy"
         np.save(path, array)
         arguments += ["--input", str(path)]
     out_dir = directory / "outputs"
     arguments += ["--output-dir", str(out_dir), str(case.pt2)]
-
     run = run_tico(tico_run, arguments)
-    require_success(run, f"evaluation of {case.name}-{case.variant} ({label})")
-    produced = sorted(p.name for p in out_dir.glob("out*.npy")) if out_dir.is_dir() else []
-    wanted = [f"out{i}.npy" for i in range(len(expected))]
-    assert sorted(produced) == sorted(wanted), f"evaluator wrote {produced}, expected {wanted}\n{run.describe()}"
-    outputs = [np.load(out_dir / file) for file in wanted]
+    outputs = {}
+    if run.returncode == 0:
+        for point in points:
+            files = sorted(out_dir.joinpath(point).glob("out*.npy"), key=lambda f: int(f.stem[3:]))
+            outputs[point] = [np.load(file) for file in files]
+    return run, outputs
+
+
+def evaluated(case: PreparedCase, tico_run: Path, pipeline: Path, inputs: InputSet, label: str,
+              point: str) -> tuple[ToolRun, list[np.ndarray]]:
+    """``tico-run --evaluate`` after ``point`` ('frontend': before any pass; 'end': after the ATen stages).
+
+    Before any pass the graph computes in the program's own precision; after the
+    pipeline it is the Circle model's float32 graph (dtype policy), fed float32
+    copies of half-precision inputs.  When both points take the same arrays, one
+    run evaluates both (the LibTorch evaluator's start-up is most of a small
+    case's cost) and the two tests share it; when that run fails, each point is
+    evaluated on its own so a test fails (or xfails) only for its own point.
+    """
+    arrays = inputs.inputs if point == "frontend" else inputs.circle_inputs
+    shared = all(a is b for a, b in zip(inputs.inputs, inputs.circle_inputs))
+    for points in ((("frontend", "end"),) if shared else ()) + ((point,),):
+        key = (label, points)
+        if key not in case.evaluations:
+            case.evaluations[key] = _evaluate(case, tico_run, pipeline, arrays, label, points)
+        run, outputs = case.evaluations[key]
+        if run.returncode == 0:
+            return run, outputs[point]
+    return run, []
+
+
+def check_evaluator(case: PreparedCase, tico_run: Path, pipeline: Path, inputs: InputSet, label: str, point: str):
+    run, outputs = evaluated(case, tico_run, pipeline, inputs, label, point)
+    require_success(run, f"evaluation of {case.name}-{case.variant} after {point} ({label})")
+    frontend = point == "frontend"
+    expected = inputs.outputs if frontend else inputs.circle_outputs
+    rtol, atol = (case.half_rtol, case.half_atol) if frontend else (case.rtol, case.atol)
+    assert len(outputs) == len(expected), f"evaluator wrote {len(outputs)} outputs, expected {len(expected)}\n{run.describe()}"
     with_tool_log(
-        lambda: assert_outputs_match(outputs, expected, rtol, atol, f"evaluator {' '.join(stop_after)} {case.name}-{case.variant}, {label}"),
+        lambda: assert_outputs_match(outputs, expected, rtol, atol, f"evaluator after {point} {case.name}-{case.variant}, {label}"),
         run,
     )
 
@@ -381,7 +414,7 @@ def test_evaluator_frontend(workspace: Workspace, tico_run: Path, pipeline: Path
     """The imported graph before any pass: checks the frontend apart from the lowering."""
     case = workspace.case(name, variant)
     for label, inputs in input_sets(case):
-        run_evaluator(case, tico_run, pipeline, inputs, label, ["--stop-after", "frontend"])
+        check_evaluator(case, tico_run, pipeline, inputs, label, "frontend")
 
 
 @pytest.mark.parametrize("name, variant", cases_for("evaluator_pipeline"))
@@ -389,7 +422,7 @@ def test_evaluator_pipeline(workspace: Workspace, tico_run: Path, pipeline: Path
     """The graph after the pipeline's ATen stages: checks the passes."""
     case = workspace.case(name, variant)
     for label, inputs in input_sets(case):
-        run_evaluator(case, tico_run, pipeline, inputs, label, [])
+        check_evaluator(case, tico_run, pipeline, inputs, label, "end")
 
 
 @pytest.mark.parametrize("name, variant", cases_for("interpreter"))

@@ -11,7 +11,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "e2e"))
 
-from harness import pipeline, source_dir, tico_circle, tico_run  # noqa: E402,F401
+from harness import pipeline, require_working_loadgroup, source_dir, tico_circle, tico_run  # noqa: E402,F401
 
 import zoo  # noqa: E402
 
@@ -64,3 +64,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
         for outcome in ("failed", "xfailed", "xpassed"):
             if counts[outcome]:
                 write(f"    {family} / {runtime} {outcome}: {' '.join(sorted(counts[outcome]))}")
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    require_working_loadgroup(session)

@@ -10,9 +10,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "e2e"))
 
-from harness import pipeline, source_dir, tico_circle, tico_run  # noqa: E402,F401
+from harness import pipeline, require_working_loadgroup, source_dir, tico_circle, tico_run  # noqa: E402,F401
 
 
 def pytest_configure(config) -> None:
@@ -20,3 +22,7 @@ def pytest_configure(config) -> None:
     config.addinivalue_line("filterwarnings", "ignore:.*isinstance\\(treespec, LeafSpec\\).*:FutureWarning")
     config.addinivalue_line("filterwarnings", "ignore::DeprecationWarning")
     config.addinivalue_line("filterwarnings", "ignore::UserWarning")
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    require_working_loadgroup(session)

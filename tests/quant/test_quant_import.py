@@ -127,35 +127,44 @@ def test_decomposition(case: QuantCase, tmp_path_factory, tico_run: Path):
     assert after == _decomposed_counts(recorded)
 
 
-def without_quantize_stage(pipeline: Path, directory: Path) -> Path:
-    """default.yaml without its `quantize` stage: the ATen stages the evaluator can run (after the
-    quantization bundle values hold integer codes, which --evaluate refuses)."""
-    lines = pipeline.read_text().splitlines(keepends=True)
-    start = next(i for i, line in enumerate(lines) if line.strip() == "- name: quantize")
-    end = next(i for i in range(start + 1, len(lines)) if lines[i].lstrip().startswith("- name:") and lines[i].startswith("  - "))
-    out = directory / "no-quantize.yaml"
-    out.write_text("".join(lines[:start] + lines[end:]))
-    return out
+def stage_before_quantize(pipeline: Path) -> str:
+    """The default pipeline's last ATen stage before its `quantize` stage: after the quantization
+    bundle values hold integer codes, which --evaluate refuses."""
+    names = [line.split(":", 1)[1].strip() for line in pipeline.read_text().splitlines() if line.startswith("  - name:")]
+    return names[names.index("quantize") - 1]
 
 
-def _evaluate(prepared: Prepared, tico_run: Path, pipeline: Path, stop_after: list[str], label: str) -> tuple[list[np.ndarray], ToolRun]:
-    out_dir = prepared.directory / f"eval-{label}"
-    arguments = ["--pipeline", str(pipeline), "--evaluate", *stop_after]
-    for path in prepared.inputs:
-        arguments += ["--input", str(path)]
-    # --input takes several values: the option after the list ends it.
-    run = run_tico(tico_run, [*arguments, "--output-dir", str(out_dir), str(prepared.pt2)])
-    require_success(run, f"evaluation ({label}) of {prepared.case.name}")
-    return [np.load(out_dir / f"out{i}.npy") for i in range(len(prepared.expected))], run
+_evaluations: dict[str, tuple[dict[str, list[np.ndarray]], ToolRun]] = {}
+
+
+def _evaluate(prepared: Prepared, tico_run: Path, pipeline: Path) -> tuple[dict[str, list[np.ndarray]], ToolRun]:
+    """The evaluator's outputs after the frontend and before the quantization bundle, from one
+    tico-run process (--evaluate-after both; the case's tests share one xdist worker)."""
+    name = prepared.case.name
+    if name not in _evaluations:
+        out_dir = prepared.directory / "eval"
+        points = {"frontend": "frontend", "pipeline": stage_before_quantize(pipeline)}
+        arguments = ["--pipeline", str(pipeline), "--evaluate"]
+        for point in points.values():
+            arguments += ["--evaluate-after", point]
+        for path in prepared.inputs:
+            arguments += ["--input", str(path)]
+        run = run_tico(tico_run, [*arguments, "--output-dir", str(out_dir), str(prepared.pt2)])
+        require_success(run, f"evaluation of {name}")
+        outputs = {
+            stage: [np.load(out_dir / point / f"out{i}.npy") for i in range(len(prepared.expected))]
+            for stage, point in points.items()
+        }
+        _evaluations[name] = (outputs, run)
+    return _evaluations[name]
 
 
 @pytest.mark.parametrize("stage", ["frontend", "pipeline"])
 @pytest.mark.parametrize("case", params())
 def test_evaluator_matches_eager(case: QuantCase, stage: str, tmp_path_factory, tico_run: Path, pipeline: Path):
     prepared = prepare(case, tmp_path_factory)
-    manifest = pipeline if stage == "frontend" else without_quantize_stage(pipeline, prepared.directory)
-    outputs, run = _evaluate(prepared, tico_run, manifest, ["--stop-after", "frontend"] if stage == "frontend" else [], stage)
-    for got, want in zip(outputs, prepared.expected):
+    outputs, run = _evaluate(prepared, tico_run, pipeline)
+    for got, want in zip(outputs[stage], prepared.expected):
         assert got.shape == want.shape and got.dtype == want.dtype, f"{got.shape} {got.dtype} vs {want.shape} {want.dtype}"
         worst = float(np.max(np.abs(got.astype(np.float64) - want.astype(np.float64)))) if got.size else 0.0
         assert worst <= 1e-6, f"{case.name} ({stage}): max |evaluator - eager| = {worst}\n{run.describe()}"
