@@ -3,6 +3,10 @@
 # <repo>/build/install (the installed SDK is what the out-of-tree plugin test builds against).
 # The Python package is built too (TICO_BUILD_PYTHON=OFF in the environment skips it): its
 # extension lands in <build>/python/tico_native, where the `python` tests use it in place.
+# TICO_BUILD_UNIT_TESTS=OFF leaves out the unit-test binary (packaging/test-all.sh builds and runs
+# it in the sanitizer tree instead); TICO_UNIT_TEST_SHARDS=N registers it as N CTest entries, one
+# process each, instead of one entry per test (tests/unit_tests.cmake). Both are set on every run,
+# so a plain build.sh brings back the defaults (ON, 0).
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -27,7 +31,9 @@ cmake -S "$repo" -B "$build" -G Ninja "${debug_flags[@]}" \
   -DCMAKE_INSTALL_PREFIX="$build/install" \
   -DPython3_EXECUTABLE="$venv/bin/python" \
   -DPython_EXECUTABLE="$venv/bin/python" \
-  -DTICO_BUILD_PYTHON="${TICO_BUILD_PYTHON:-ON}"
+  -DTICO_BUILD_PYTHON="${TICO_BUILD_PYTHON:-ON}" \
+  -DTICO_BUILD_UNIT_TESTS="${TICO_BUILD_UNIT_TESTS:-ON}" \
+  -DTICO_UNIT_TEST_SHARDS="${TICO_UNIT_TEST_SHARDS:-0}"
 cmake --build "$build" -j "$jobs"
 cmake --install "$build" >/dev/null
 echo "[build] tico-run: $build/bin/tico-run"

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Fresh machine -> every test: installs dependencies, builds, and runs the whole CTest suite
-# (unit tests, loader/plugin tests, golden pass tests, Circle conformance, the installed-SDK
-# plugin test, the end-to-end parity suite against PyTorch, pt2-to-circle and the Python
-# package in the build tree), then installs the Python package with pip and runs its tests
-# again against the installed copy, and last builds a second tree under AddressSanitizer +
-# UBSan and runs the unit, lit and circle-tools suites and an e2e sample there.
+# (loader/plugin tests, golden pass tests, Circle conformance, the installed-SDK plugin test, the
+# end-to-end parity suite against PyTorch, pt2-to-circle and the Python package in the build
+# tree), then installs the Python package with pip and runs its tests again against the
+# installed copy, and last builds a second tree under AddressSanitizer + UBSan and runs the unit,
+# lit and circle-tools suites and an e2e sample there. With TICO_SANITIZE_SUITE=0 the unit tests
+# run in the regular tree instead.
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -21,7 +22,13 @@ phase() {
 "$repo/packaging/install-deps.sh"
 phase install-deps
 # Tests need no debug information; the build without it is about 40 % cheaper (build.sh).
-TICO_DEBUG_INFO="${TICO_DEBUG_INFO:-0}" "$repo/packaging/build.sh"
+# The unit tests run once, in the sanitizer tree below (AddressSanitizer + UBSan), so this tree
+# does not build them unless that suite is skipped; where they run here they run in two processes
+# (one CTest entry per shard) instead of one per test (docs/testing.md, "CI budget").
+unit_here=ON
+[[ "${TICO_SANITIZE_SUITE:-1}" != 0 ]] && unit_here=OFF
+TICO_DEBUG_INFO="${TICO_DEBUG_INFO:-0}" TICO_BUILD_UNIT_TESTS="$unit_here" TICO_UNIT_TEST_SHARDS=2 \
+  "$repo/packaging/build.sh"
 phase build
 cd "$build"
 ctest --output-on-failure -j "${TICO_TEST_JOBS:-2}" "$@"
@@ -41,8 +48,8 @@ env -u PYTHONPATH TICO_PYTHON_EXPECT_DIR="$site/tico_native" PYTHONDONTWRITEBYTE
 phase "pip install + python tests"
 
 # The sanitizer build (docs/testing.md, "Sanitizer build"): the targets its suites need under
-# AddressSanitizer + UBSan in a second tree (build-asan, -Og; without -g here), then the unit, lit and
-# circle-tools suites and 94 e2e cases (conversions run on the interpreter, the LibTorch
+# AddressSanitizer + UBSan in a second tree (build-asan, -Og; without -g here), then the unit (the
+# only place CI runs them), lit and circle-tools suites and 94 e2e cases (conversions run on the interpreter, the LibTorch
 # evaluator on the model tests, the error paths). It runs last, after every regular suite has
 # reported. About 20-25 minutes on a 2-core machine (docs/testing.md has the measured split);
 # TICO_SANITIZE_SUITE=0 skips it.

@@ -24,6 +24,10 @@
 # plugin, the test plugins and the .pt2 fixtures; the e2e sample runs tico-run with those
 # plugins and tico-circle).
 #
+# The unit tests run as two CTest entries of one process each (TICO_UNIT_TEST_SHARDS=2, one per
+# core) instead of one entry per test: about 1,250 starts of the large instrumented binary cost
+# more than the tests themselves.
+#
 # TICO_SANITIZE_SCOPE=tools is a smaller form: the lit and circle-tools suites only (tico-run,
 # the pass plugins, the .pt2 frontend plugin, tico-circle, make-circle-test-models; no
 # unit-test binary, test plugins, LibTorch backend or e2e sample).
@@ -88,6 +92,8 @@ cmake -S "$repo" -B "$build" -G Ninja \
   -DPython_EXECUTABLE="$venv/bin/python" \
   -DTICO_BUILD_PYTHON=OFF \
   -DTICO_SANITIZE=address,undefined \
+  -DTICO_BUILD_UNIT_TESTS=ON \
+  -DTICO_UNIT_TEST_SHARDS=2 \
   -DTICO_E2E_SELECT="$select"
 phase configure
 cmake --build "$build" -j "$jobs" --target "${targets[@]}"
