@@ -70,7 +70,7 @@ std::vector<TensorInfo> interfaceOf(const CircleModel &model, uint32_t subgraph,
   for (int32_t index : graph.*which) {
     const CircleTensor &tensor = graph.tensors.at(static_cast<std::size_t>(index));
     const auto &shape = tensor.shape_signature.empty() ? tensor.shape : tensor.shape_signature;
-    out.emplace_back(tensor.name, shortTorchName(fromCircleType(tensor.type)),
+    out.emplace_back(decodedName(tensor.name), shortTorchName(fromCircleType(tensor.type)),
                      std::vector<int64_t>(shape.begin(), shape.end()));
   }
   return out;
@@ -133,16 +133,15 @@ std::vector<TensorInfo> NativeCircleModel::outputs(uint32_t subgraph) const {
   return interfaceOf(*model_, subgraph, &CircleSubGraph::outputs);
 }
 
-std::vector<std::tuple<std::string, uint32_t, std::vector<std::string>, std::vector<std::string>>>
-NativeCircleModel::signatures() const {
-  std::vector<std::tuple<std::string, uint32_t, std::vector<std::string>, std::vector<std::string>>> out;
+std::vector<SignatureInfo> NativeCircleModel::signatures() const {
+  std::vector<SignatureInfo> out;
   for (const CircleSignature &s : model_->signatures) {
-    std::vector<std::string> ins, outs;
+    nb::list ins, outs;
     for (const auto &m : s.inputs)
-      ins.push_back(m.name);
+      ins.append(decodedName(m.name));
     for (const auto &m : s.outputs)
-      outs.push_back(m.name);
-    out.emplace_back(s.key, s.subgraph_index, ins, outs);
+      outs.append(decodedName(m.name));
+    out.emplace_back(decodedName(s.key), s.subgraph_index, ins, outs);
   }
   return out;
 }
@@ -157,7 +156,7 @@ const CircleInterpreter &NativeCircleModel::interpreter() {
   return *interpreter_;
 }
 
-nb::list NativeCircleModel::run(const std::vector<nb::ndarray<nb::device::cpu, nb::c_contig>> &inputs, bool as_torch,
+nb::list NativeCircleModel::run(const std::vector<nb::ndarray<nb::ro, nb::device::cpu, nb::c_contig>> &inputs, bool as_torch,
                                 uint32_t subgraph) {
   std::vector<std::shared_ptr<const TensorData>> tensors;
   tensors.reserve(inputs.size());
@@ -202,23 +201,25 @@ nb::list NativeCircleModel::run(const std::vector<nb::ndarray<nb::device::cpu, n
   return out;
 }
 
-std::string NativeCircleModel::inspect(bool tensors, bool operators, bool buffers, bool verify, bool as_json) const {
+nb::str NativeCircleModel::inspect(bool tensors, bool operators, bool buffers, bool verify, bool as_json) const {
   circle_tool::SummaryOptions options;
   options.tensors = tensors;
   options.operators = operators;
   options.buffers = buffers;
   options.verify = verify;
   const auto doc = circle_tool::summarizeModel(*model_, name_, file_bytes_, options);
+  // Names are the file's bytes: JSON shows invalid UTF-8 as U+FFFD (as tico-circle inspect
+  // --json does), the text form as \xNN.
   if (as_json)
-    return doc.dump(2) + "\n";
+    return decodedText(doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   std::ostringstream text;
   circle_tool::printSummary(doc, text);
-  return text.str();
+  return decodedText(text.str());
 }
 
 nb::object NativeCircleModel::incrementalManifest() const {
   if (auto text = tico::incrementalManifest(*model_))
-    return nb::str(text->c_str(), text->size());
+    return decodedText(*text);
   return nb::none();
 }
 
@@ -272,13 +273,13 @@ llm::LlmSession &NativeCircleModel::session() {
 nb::object NativeCircleModel::llmSpec() const {
   for (const auto &[key, index] : model_->metadata)
     if (key == llm::kSpecMetadata)
-      return nb::str(llm::LlmSpec::metadataText(*model_).c_str());
+      return decodedText(llm::LlmSpec::metadataText(*model_));
   return nb::none();
 }
 
 nb::object NativeCircleModel::tokenizerJson() const {
   if (auto json = llm::embeddedTokenizer(*model_))
-    return nb::str(json->c_str(), json->size());
+    return decodedText(*json);
   return nb::none();
 }
 

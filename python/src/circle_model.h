@@ -23,7 +23,9 @@ namespace tico::python {
 std::optional<DType> dtypeOf(nanobind::dlpack::dtype t);
 
 // (name, dtype name as in torch without the prefix, shape with -1 for dynamic dims)
-using TensorInfo = std::tuple<std::string, std::string, std::vector<int64_t>>;
+// (name, dtype, shape) and (key, subgraph, input names, output names): names as decodedName gives them.
+using TensorInfo = std::tuple<nanobind::str, std::string, std::vector<int64_t>>;
+using SignatureInfo = std::tuple<nanobind::str, uint32_t, nanobind::list, nanobind::list>;
 
 class NativeCircleModel {
 public:
@@ -36,12 +38,12 @@ public:
   std::vector<TensorInfo> inputs(uint32_t subgraph = 0) const;
   std::vector<TensorInfo> outputs(uint32_t subgraph = 0) const;
   // (key, subgraph index, input names, output names) of every SignatureDef.
-  std::vector<std::tuple<std::string, uint32_t, std::vector<std::string>, std::vector<std::string>>> signatures() const;
+  std::vector<SignatureInfo> signatures() const;
   uint64_t fileBytes() const { return file_bytes_; }
 
   // Runs a subgraph (default 0). Inputs in its input order (C-contiguous CPU arrays or tensors);
   // outputs are fresh arrays (numpy, or torch tensors with as_torch). Raises InterpreterError.
-  nanobind::list run(const std::vector<nanobind::ndarray<nanobind::device::cpu, nanobind::c_contig>> &inputs,
+  nanobind::list run(const std::vector<nanobind::ndarray<nanobind::ro, nanobind::device::cpu, nanobind::c_contig>> &inputs,
                      bool as_torch, uint32_t subgraph = 0);
 
   // ---- LLMs exported by tico_native.llm.export (docs/llm.md) ----
@@ -58,7 +60,7 @@ public:
   double logLikelihood(const std::vector<int32_t> &context, const std::vector<int32_t> &continuation);
 
   // The text (or JSON text) `tico-circle inspect` prints for this model.
-  std::string inspect(bool tensors, bool operators, bool buffers, bool verify, bool as_json) const;
+  nanobind::str inspect(bool tensors, bool operators, bool buffers, bool verify, bool as_json) const;
 
   // The JSON text of the incremental-strategies manifest (Metadata "incremental.manifest.v1"),
   // or None when the model has none.

@@ -79,7 +79,7 @@ private:
   std::vector<CalibrationBatch> batches_;
 };
 
-std::shared_ptr<const TensorData> ownedCopy(nb::ndarray<nb::device::cpu, nb::c_contig> array, std::size_t batch,
+std::shared_ptr<const TensorData> ownedCopy(nb::ndarray<nb::ro, nb::device::cpu, nb::c_contig> array, std::size_t batch,
                                             std::size_t input) {
   const std::optional<DType> dtype = dtypeOf(array.dtype());
   if (!dtype)
@@ -103,7 +103,7 @@ std::vector<CalibrationBatch> calibrationBatches(nb::handle given) {
     for (nb::handle array : batch) {
       auto &copy = copies[array.ptr()];
       if (!copy)
-        copy = ownedCopy(nb::cast<nb::ndarray<nb::device::cpu, nb::c_contig>>(array), b, i);
+        copy = ownedCopy(nb::cast<nb::ndarray<nb::ro, nb::device::cpu, nb::c_contig>>(array), b, i);
       tensors.push_back(copy);
       ++i;
     }

@@ -16,9 +16,23 @@ nb::object errorClass(const char *kind) { return nb::module_::import_("tico_nati
 
 } // namespace
 
+nb::str decodedText(const std::string &text) {
+  PyObject *decoded = PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "backslashreplace");
+  if (!decoded)
+    throw nb::python_error();
+  return nb::steal<nb::str>(decoded);
+}
+
+nb::str decodedName(const std::string &name) {
+  PyObject *decoded = PyUnicode_DecodeUTF8(name.data(), static_cast<Py_ssize_t>(name.size()), "surrogateescape");
+  if (!decoded)
+    throw nb::python_error();
+  return nb::steal<nb::str>(decoded);
+}
+
 void throwPython(const char *kind, const std::string &message) {
   nb::object cls = errorClass(kind);
-  raiseInstance(cls, cls(nb::str(message.c_str(), message.size())));
+  raiseInstance(cls, cls(decodedText(message)));
 }
 
 const std::string &requireNoNul(const std::string &path, const char *what) {
@@ -34,11 +48,11 @@ void throwUnsupported(const UnsupportedOpsError &error) {
   for (const auto &op : error.ops()) {
     nb::list nodes;
     for (const auto &name : op.node_names)
-      nodes.append(nb::str(name.c_str(), name.size()));
+      nodes.append(decodedText(name));
     ops.append(op_class(op.op.str(), op.count, nodes, op.reason));
   }
   const std::string message = error.what();
-  raiseInstance(cls, cls(nb::str(message.c_str(), message.size()), ops));
+  raiseInstance(cls, cls(decodedText(message), ops));
 }
 
 } // namespace tico::python

@@ -20,6 +20,15 @@ namespace tico::python {
 // short ("a\0b" naming "a"): raises ValueError("<what>: embedded null byte"), as open() does.
 // Returns `path`.
 const std::string &requireNoNul(const std::string &path, const char *what);
+// Text that may hold bytes from a file (tensor and signature names, metadata, messages quoting
+// them) as a Python str: UTF-8, with invalid bytes shown as \xNN (errors="backslashreplace").
+// Names and messages are plain UTF-8 almost always; a crafted file must still give a str, not a
+// UnicodeDecodeError.
+nanobind::str decodedText(const std::string &text);
+// A name Python code may hand back (signature keys, tensor names): invalid bytes become lone
+// surrogates (errors="surrogateescape", os.fsdecode's convention), so it compares equal to
+// itself and name.encode("utf-8", "surrogateescape") gives the bytes back.
+nanobind::str decodedName(const std::string &name);
 // UnsupportedOpsError with its `ops` attribute (op, count, nodes, reason per missing op).
 [[noreturn]] void throwUnsupported(const UnsupportedOpsError &error);
 

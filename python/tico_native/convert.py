@@ -31,6 +31,7 @@ _INCREMENTAL_OPTIONS = {
     "budget": ((int, str), "bytes all retained tensors may take: a count or '64KiB' (default unlimited)"),
     "fused": ((bool,), "also package each strategy as one subgraph (default False)"),
 }
+_INT64_MAX = 2**63 - 1
 _BYTE_UNITS = {"": 1, "B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "KB": 1000, "MB": 1000**2, "GB": 1000**3}
 
 
@@ -63,8 +64,9 @@ def _incremental_options(incremental: Any) -> dict | None:
             if not number.isdigit() or unit not in _BYTE_UNITS:
                 raise ConfigError(f"incremental option 'budget' must be a byte count or like '64KiB', got {value!r}")
             value = int(number) * _BYTE_UNITS[unit]
-        if key in ("max_strategies", "budget") and value < 0:
-            raise ConfigError(f"incremental option '{key}' must not be negative, got {value!r}")
+        if key in ("max_strategies", "budget") and not 0 <= value <= _INT64_MAX:
+            # Python ints are unbounded; the extension takes a signed 64-bit count.
+            raise ConfigError(f"incremental option '{key}' must be in 0 .. 2**63-1, got {value!r}")
         options[key] = value
     return options
 

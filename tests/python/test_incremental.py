@@ -76,7 +76,10 @@ def test_incremental_options_reach_the_pass(towers):
         ({"group": ["pixels"]}, "unknown incremental option 'group' (did you mean 'groups'?)"),
         ({"max_strategies": "8"}, "incremental option 'max_strategies'"),
         ({"budget": "64 apples"}, "incremental option 'budget' must be a byte count"),
-        ({"budget": -1}, "incremental option 'budget' must not be negative"),
+        ({"budget": -1}, "incremental option 'budget' must be in 0 .. 2**63-1, got -1"),
+        # Past a signed 64-bit count the extension raised a raw std::bad_cast (tracker issue 31).
+        ({"max_strategies": 2**70}, "incremental option 'max_strategies' must be in 0 .. 2**63-1, got 1180591620717411303424"),
+        ({"budget": 2**64}, "incremental option 'budget' must be in 0 .. 2**63-1"),
         ({"groups": ["nonexistent"]}, "nonexistent"),
         ("yes", "incremental must be True, False, None or a dict"),
     ],

@@ -1,6 +1,7 @@
 """The Python API and the command-line tools give the same bytes for the same program, and
 CircleModel.save/load round-trips them unchanged."""
 
+import numpy as np
 import torch
 
 import tico_native
@@ -110,6 +111,40 @@ def test_inspect_escapes_control_bytes_in_names(cnn_circle):
     assert "\\x1b[\\x00" + name[3:].decode() in text
     doc = json.loads(tico_native.CircleModel(forged).inspect(tensors=True, as_json=True))
     assert any(t["name"] == "\x1b[\x00" + name[3:].decode() for t in doc["subgraphs"][0]["tensors"])
+
+
+def test_names_that_are_not_utf8_give_strings(cnn_circle, tmp_path):
+    """Issue 31: a name with bytes that are not UTF-8 raised UnicodeDecodeError (names, inspect)
+    or a raw JSON error (inspect as_json). Names keep the bytes as lone surrogates (os.fsdecode's
+    convention), inspect shows them as \\xNN, its JSON as U+FFFD, as tico-circle inspect --json."""
+    import json
+    name = cnn_circle.outputs[0].name.encode()
+    assert len(name) >= 3 and cnn_circle.circle_binary.count(name) == 1
+    forged_name = b"\xff\xfe" + name[2:]
+    model = tico_native.CircleModel(cnn_circle.circle_binary.replace(name, forged_name))
+    got = model.outputs[0].name
+    assert got.encode("utf-8", "surrogateescape") == forged_name
+    assert "\\xff\\xfe" + name[2:].decode() in model.inspect(tensors=True)
+    doc = json.loads(model.inspect(tensors=True, as_json=True))
+    assert any(t["name"] == "\ufffd\ufffd" + name[2:].decode() for t in doc["subgraphs"][0]["tensors"])
+    path = tmp_path / "forged.circle"
+    model.save(path)
+    cli_json = run_tool("tico-circle", "inspect", path, "--tensors", "--json", check=True).stdout
+    assert tico_native.CircleModel.load(path).inspect(tensors=True, as_json=True) == cli_json
+    # The model still runs: a name is only a name.
+    shape = [2 if d < 0 else d for d in model.inputs[0].shape]
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    np.testing.assert_array_equal(model(x), cnn_circle(x))
+
+
+def test_read_only_arrays_are_accepted(cnn_circle):
+    """Issue 31: a read-only NumPy input (np.frombuffer, setflags(write=False)) gave a nanobind
+    signature dump instead of running."""
+    shape = [2 if d < 0 else d for d in cnn_circle.inputs[0].shape]
+    x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+    frozen = np.frombuffer(x.tobytes(), dtype=np.float32).reshape(x.shape)
+    assert not frozen.flags.writeable
+    np.testing.assert_array_equal(cnn_circle(frozen), cnn_circle(x))
 
 
 def test_inspect_names_a_model_in_memory(cnn_circle):

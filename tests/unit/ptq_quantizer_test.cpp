@@ -269,6 +269,20 @@ TEST(PtqConfigTest, OverrideSyntax) {
   EXPECT_FALSE(globMatch("*.norm*", "normal"));
 }
 
+TEST(PtqConfigTest, NumericOptionsAreBoundedWithTheKeyAndTheRange) {
+  // candidates 2^31-1 made the mse estimator run for hours (tracker issue 31).
+  EXPECT_EQ(errorOf([] { configOf({{"candidates", int64_t{2147483647}}}); }),
+            "quantizer 'ptq': option 'candidates' is 2147483647; allowed 1 to 10000");
+  EXPECT_EQ(errorOf([] { configOf({{"candidates", int64_t{0}}}); }),
+            "quantizer 'ptq': option 'candidates' is 0; allowed 1 to 10000");
+  EXPECT_NE(errorOf([] { configOf({{"max_samples", int64_t{1} << 40}}); })
+                .find("option 'max_samples' is 1099511627776; allowed 1 to 67108864"),
+            std::string::npos);
+  EXPECT_NE(errorOf([] { configOf({{"samples_per_batch", int64_t{-1}}}); }).find("option 'samples_per_batch' is -1"),
+            std::string::npos);
+  EXPECT_EQ(configOf({{"candidates", int64_t{10000}}}).candidates, 10000);
+}
+
 TEST_F(PtqQuantizerTest, PerBlockWeightsAreCodesThroughGroupTablesAndTheOpStaysFloat) {
   build();
   // fc's [2, 3] weight in one block of 3 columns per row: the same grids as per channel, written

@@ -170,6 +170,20 @@ Override parseOverride(const std::string &text) {
   return o;
 }
 
+namespace {
+
+// The numeric options' allowed ranges: past them a run takes hours (candidates) or memory
+// it cannot get (max_samples), so they are refused with the key and the range.
+int64_t boundedInt(const Options &options, const std::string &key, int64_t lo, int64_t hi) {
+  const int64_t value = options.getInt(key);
+  if (value < lo || value > hi)
+    throw Error("quantizer 'ptq': option '" + key + "' is " + std::to_string(value) + "; allowed " +
+                std::to_string(lo) + " to " + std::to_string(hi));
+  return value;
+}
+
+} // namespace
+
 PtqConfig PtqConfig::fromOptions(const Options &options) {
   PtqConfig c;
   c.defaults.act_dtype = options.getString("activations");
@@ -184,9 +198,9 @@ PtqConfig PtqConfig::fromOptions(const Options &options) {
   c.float_islands = options.getString("float_islands");
   c.percentile = options.getFloat("percentile");
   c.momentum = options.getFloat("momentum");
-  c.max_samples = options.getInt("max_samples");
-  c.samples_per_batch = options.getInt("samples_per_batch");
-  c.candidates = options.getInt("candidates");
+  c.max_samples = boundedInt(options, "max_samples", 1, kMaxSamples);
+  c.samples_per_batch = boundedInt(options, "samples_per_batch", 1, kMaxSamples);
+  c.candidates = boundedInt(options, "candidates", 1, kMaxCandidates);
   const std::string context = "quantizer 'ptq'";
   NodeConfig checked;
   applySetting(checked, "estimator", c.defaults.act_estimator, context);

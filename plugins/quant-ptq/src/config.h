@@ -55,6 +55,12 @@ Override parseOverride(const std::string &text);
 // fnmatch-style glob: '*' any run (also empty), '?' one character; everything else literal.
 bool globMatch(const std::string &pattern, const std::string &text);
 
+// Upper bounds of the numeric options (refused above, naming the key and the range): the mse
+// estimator tries `candidates` ranges per row and batch (the original tries 100; 2^31 ran for
+// hours), and a sampling estimator keeps up to max_samples floats per row (2^26: 256 MiB).
+constexpr int64_t kMaxCandidates = 10000;
+constexpr int64_t kMaxSamples = int64_t{1} << 26;
+
 struct PtqConfig {
   NodeConfig defaults;
   std::string activation_scheme = "auto";
