@@ -6,6 +6,8 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cstring>
+#include <memory>
 #include <cstdio>
 #include <filesystem>
 #include <span>
@@ -27,30 +29,68 @@ pt2::ZipReader openZip(const std::string &path) {
 // hostile), and allocating what it claims would be the damage.
 constexpr uint64_t kMaxDeflateRatio = 1100;
 
-std::vector<std::byte> inflateMember(std::string_view in, uint64_t size, const std::string &label) {
+// How much of a member is inflated first, to read its .npy header: NumPy's headers are a few
+// hundred bytes (version 1.0 allows 64 KiB).
+constexpr std::size_t kHeaderWindow = 65536 + 12;
+
+// A member's inflated bytes in memory allocated without being touched: a member that fails half
+// way costs only the pages written so far.
+struct Inflated {
+  std::shared_ptr<std::byte[]> bytes;
+  std::size_t size = 0;
+};
+
+// Inflates a deflated member whose image the archive says is `size` bytes. The first bytes are
+// inflated alone: the .npy header they hold must describe exactly `size` bytes before the rest is
+// allocated, so a forged size claim costs nothing.
+Inflated inflateMember(std::string_view in, uint64_t size, const std::string &label, const std::string &where) {
   if (size > in.size() * kMaxDeflateRatio + 1024)
     throw Error(label + " claims " + std::to_string(size) + " bytes inflated from " + std::to_string(in.size()) +
                 ", more than deflate can produce; the file is damaged");
   if (in.size() > UINT32_MAX || size > UINT32_MAX)
     throw Error(label + " is larger than 4 GiB; deflated .npz members that large are not supported");
-  std::vector<std::byte> out(static_cast<std::size_t>(size));
   z_stream z{};
   if (inflateInit2(&z, -MAX_WBITS) != Z_OK) // raw deflate: zip members carry no zlib header
     throw Error("cannot inflate " + label + ": zlib failed to start");
+  struct End {
+    z_stream &z;
+    ~End() { inflateEnd(&z); }
+  } end{z};
+  auto damaged = [&](int rc) {
+    const std::string why = z.msg ? z.msg : "";
+    return Error(label + " is damaged: its deflate data " +
+                 (rc == Z_DATA_ERROR ? "is corrupt (" + why + ")"
+                  : rc == Z_BUF_ERROR || rc == Z_OK || rc == Z_STREAM_END
+                      ? "ends early or holds more than the " + std::to_string(size) + " bytes the archive declares"
+                      : "does not inflate (zlib code " + std::to_string(rc) + ")"));
+  };
   z.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(in.data()));
   z.avail_in = static_cast<uInt>(in.size());
-  z.next_out = reinterpret_cast<Bytef *>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  const int rc = inflate(&z, Z_FINISH);
-  const uint64_t produced = z.total_out;
-  const std::string why = z.msg ? z.msg : "";
-  inflateEnd(&z);
-  if (rc != Z_STREAM_END || produced != size)
-    throw Error(label + " is damaged: its deflate data " +
-                (rc == Z_DATA_ERROR ? "is corrupt (" + why + ")"
-                 : rc == Z_BUF_ERROR || rc == Z_OK
-                     ? "ends early or holds more than the " + std::to_string(size) + " bytes the archive declares"
-                     : "does not inflate (zlib code " + std::to_string(rc) + ")"));
+
+  std::byte header[kHeaderWindow];
+  const auto window = static_cast<uInt>(std::min<uint64_t>(size, kHeaderWindow));
+  z.next_out = reinterpret_cast<Bytef *>(header);
+  z.avail_out = window;
+  int rc = inflate(&z, Z_SYNC_FLUSH);
+  if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR)
+    throw damaged(rc);
+  const std::size_t head = z.total_out;
+  const std::size_t described = npyImageSize({header, head}, where);
+  if (described != size)
+    throw Error(label + " is damaged: its .npy header describes " + std::to_string(described) +
+                " bytes, the archive declares " + std::to_string(size));
+
+  // One spare byte: a stream holding more than the archive declares fills it instead of stopping.
+  Inflated out{std::make_shared_for_overwrite<std::byte[]>(static_cast<std::size_t>(size) + 1),
+               static_cast<std::size_t>(size)};
+  std::memcpy(out.bytes.get(), header, head);
+  if (rc != Z_STREAM_END) {
+    z.next_out = reinterpret_cast<Bytef *>(out.bytes.get() + head);
+    z.avail_out = static_cast<uInt>(size + 1 - head);
+    rc = inflate(&z, Z_FINISH);
+  }
+  if (rc != Z_STREAM_END || z.total_out != size)
+    throw damaged(rc);
   return out;
 }
 
@@ -98,9 +138,10 @@ TensorPtr NpzArchive::read(const std::string &name) const {
       checkCrc(stored, e.crc32, label(name));
       return parseNpy(stored, where);
     }
-    std::vector<std::byte> inflated = inflateMember(bytes, e.uncompressed_size, label(name));
-    checkCrc(inflated, e.crc32, label(name));
-    return parseNpy(inflated, where);
+    Inflated inflated = inflateMember(bytes, e.uncompressed_size, label(name), where);
+    const std::span<const std::byte> image{inflated.bytes.get(), inflated.size};
+    checkCrc(image, e.crc32, label(name));
+    return adoptNpy(image, inflated.bytes, where); // no second copy of the elements
   }
   throw Error("'" + path_ + "' has no member '" + name + ".npy'");
 }

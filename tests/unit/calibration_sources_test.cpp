@@ -9,7 +9,10 @@
 #include "error_text.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <cmath>
@@ -323,15 +326,90 @@ TEST(CalibrationSources, NpzErrors) {
   std::string dtype = errorOf([&] { open(npzSource(), request((dir / "wrong.npz").string(), inputs))->batch(0); });
   EXPECT_HAS(dtype, "'" + (dir / "wrong.npz").string() + ":x.npy' holds torch.int64 data but input 0 ('x')");
 
-  writeFile(dir / "trunc.npz", zipOf({{"x.npy", good.substr(0, good.size() - 3)}}, true));
+  writeFile(dir / "trunc.npz", zipOf({{"x.npy", good.substr(0, good.size() - 3)}}, false));
   EXPECT_HAS(errorOf([&] { open(npzSource(), request((dir / "trunc.npz").string(), inputs))->batch(0); }),
              "truncated .npy data");
+  // Deflated, the .npy header is read before the member is inflated: its size must be the one
+  // the archive declares.
+  writeFile(dir / "trunc-deflated.npz", zipOf({{"x.npy", good.substr(0, good.size() - 3)}}, true));
+  EXPECT_HAS(errorOf([&] { open(npzSource(), request((dir / "trunc-deflated.npz").string(), inputs))->batch(0); }),
+             ":x.npy' is damaged: its .npy header describes " + std::to_string(good.size()) +
+                 " bytes, the archive declares " + std::to_string(good.size() - 3));
 
   writeFile(dir / "notzip.npz", "PK but not really a zip file");
   EXPECT_HAS(errorOf([&] { open(npzSource(), request((dir / "notzip.npz").string(), inputs)); }),
              (dir / "notzip.npz").string());
   EXPECT_HAS(errorOf([&] { open(npzSource(), request((dir / "missing.npz").string(), inputs)); }),
              "it does not exist");
+}
+
+// A member whose .npy header and declared size claim 400 MB but whose deflate data holds 400 KB
+// (issue 31: a 1 MB .npz inflated to 1.17 GB before failing). The claim passes the deflate-ratio
+// bound (400 KB of random bytes may inflate 1,100-fold), so the member is inflated: into memory
+// that is allocated but not touched, so the failure costs the child process little more than the
+// bytes really inflated.
+TEST(CalibrationSources, NpzForgedSizeFailsWithoutTouchingWhatItClaims) {
+  TempDir dir;
+  constexpr int64_t kClaimed = 100'000'000; // float32 elements: 400 MB
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(kClaimed) + ",), }";
+  header.append(64 - (10 + header.size() + 1) % 64, ' ');
+  header += '\n';
+  std::string npy = "\x93NUMPY\x01\x00"s;
+  npy += static_cast<char>(header.size() & 0xff), npy += static_cast<char>(header.size() >> 8);
+  npy += header;
+  const std::size_t header_bytes = npy.size();
+  uint32_t state = 12345; // random bytes do not deflate
+  for (int i = 0; i < 400'000; ++i)
+    npy += static_cast<char>((state = state * 1664525u + 1013904223u) >> 24);
+  std::string zip = zipOf({{"x.npy", npy}}, true);
+  const std::vector<CalibrationInput> inputs = {input("x", DType::Float32, {kClaimed})};
+
+  // As written, the archive declares what the member holds, and the header disagrees.
+  writeFile(dir / "header.npz", zip);
+  EXPECT_HAS(errorOf([&] { open(npzSource(), request((dir / "header.npz").string(), inputs))->batch(0); }),
+             "its .npy header describes " + std::to_string(header_bytes + 4 * kClaimed) + " bytes, the archive declares " +
+                 std::to_string(npy.size()));
+
+  // The archive's sizes forged to agree with the header (local header +22, central record +24).
+  const uint64_t claimed = header_bytes + 4 * kClaimed;
+  auto put32 = [&](std::size_t at) {
+    for (int i = 0; i < 4; ++i)
+      zip[at + i] = static_cast<char>((claimed >> (8 * i)) & 0xff);
+  };
+  put32(22);
+  put32(zip.rfind("PK\x01\x02"s) + 24);
+  writeFile(dir / "forged.npz", zip);
+  int report[2];
+  ASSERT_EQ(::pipe(report), 0);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    struct rusage before {};
+    ::getrusage(RUSAGE_SELF, &before);
+    std::string message;
+    try {
+      open(npzSource(), request((dir / "forged.npz").string(), inputs))->batch(0);
+    } catch (const std::exception &e) {
+      message = e.what();
+    }
+    struct rusage after {};
+    ::getrusage(RUSAGE_SELF, &after);
+    message = std::to_string(after.ru_maxrss - before.ru_maxrss) + "\n" + message;
+    [[maybe_unused]] auto n = ::write(report[1], message.data(), message.size());
+    ::_exit(0);
+  }
+  ::close(report[1]);
+  std::string text;
+  char buffer[4096];
+  for (ssize_t n; (n = ::read(report[0], buffer, sizeof buffer)) > 0;)
+    text.append(buffer, static_cast<std::size_t>(n));
+  ::close(report[0]);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  const auto newline = text.find('\n');
+  ASSERT_NE(newline, std::string::npos) << text;
+  EXPECT_HAS(text.substr(newline + 1), ":x.npy' is damaged: its deflate data ends early");
+  const long grown_kib = std::stol(text.substr(0, newline));
+  EXPECT_LT(grown_kib, 64 * 1024) << "peak RSS grew by " << grown_kib << " KiB for a member that holds 400 KB";
 }
 
 // ---- token-ids ------------------------------------------------------------------------------------

@@ -289,8 +289,9 @@ struct NpyLayout {
   std::size_t nbytes = 0;
 };
 
-// Checks the whole file image (header and data size) and says where the elements are.
-NpyLayout parseNpyImage(const std::byte *p, std::size_t size, const std::string &path) {
+// Reads the header: the dtype, the shape and where the data starts; `size` bytes are present
+// (at least the whole header).
+NpyLayout parseNpyHeader(const std::byte *p, std::size_t size, const std::string &path) {
   if (size < 10 || std::memcmp(p, kMagic.data(), kMagic.size()) != 0)
     throw Error("'" + path + "' is not a .npy file (missing the \\x93NUMPY magic)");
   const int major = static_cast<int>(p[6]), minor = static_cast<int>(p[7]);
@@ -334,6 +335,15 @@ NpyLayout parseNpyImage(const std::byte *p, std::size_t size, const std::string 
 
   const auto nbytes = static_cast<std::size_t>(checkedByteSize(shape->items, elementSize(dtype), "'" + path + "'"));
   const std::size_t data_offset = header_start + header_len;
+  if (nbytes > std::numeric_limits<std::size_t>::max() - data_offset)
+    throw Error("'" + path + "': the header's shape needs more bytes than a file can hold");
+  return {dtype, shape->items, data_offset, nbytes};
+}
+
+// Checks the whole file image (header and data size) and says where the elements are.
+NpyLayout parseNpyImage(const std::byte *p, std::size_t size, const std::string &path) {
+  NpyLayout layout = parseNpyHeader(p, size, path);
+  const std::size_t data_offset = layout.data_offset, nbytes = layout.nbytes;
   if (size - data_offset < nbytes)
     throw Error("'" + path + "': truncated .npy data (" + std::to_string(nbytes) + " bytes expected, " +
                 std::to_string(size - data_offset) + " present)");
@@ -343,8 +353,7 @@ NpyLayout parseNpyImage(const std::byte *p, std::size_t size, const std::string 
     throw Error("'" + path + "': " + std::to_string(size - data_offset - nbytes) +
                 " unexpected bytes after the .npy data (the header's shape and dtype need " + std::to_string(nbytes) +
                 " bytes, the file holds " + std::to_string(size - data_offset) + " after its header)");
-
-  return {dtype, shape->items, data_offset, nbytes};
+  return layout;
 }
 
 } // namespace
@@ -369,6 +378,22 @@ std::shared_ptr<const TensorData> parseNpy(std::span<const std::byte> bytes, con
   const std::byte *first = bytes.data() + layout.data_offset;
   data->storage = Storage::fromBytes(std::vector<std::byte>(first, first + layout.nbytes));
   return data;
+}
+
+std::shared_ptr<const TensorData> adoptNpy(std::span<const std::byte> bytes, std::shared_ptr<const void> owner,
+                                           const std::string &name) {
+  NpyLayout layout = parseNpyImage(bytes.data(), bytes.size(), name);
+  auto data = std::make_shared<TensorData>();
+  data->dtype = layout.dtype;
+  data->sizes = std::move(layout.sizes);
+  data->strides = TensorData::contiguousStrides(data->sizes);
+  data->storage = Storage::fromExternal(bytes.data() + layout.data_offset, layout.nbytes, std::move(owner));
+  return data;
+}
+
+std::size_t npyImageSize(std::span<const std::byte> prefix, const std::string &name) {
+  const NpyLayout layout = parseNpyHeader(prefix.data(), prefix.size(), name);
+  return layout.data_offset + layout.nbytes;
 }
 
 void writeNpy(const std::string &path, const TensorData &data) {
