@@ -59,6 +59,7 @@ public:
                   (found ? " is empty" : " is missing") +
                   "); export with example inputs, or give calibration data (--calibration)");
     const std::string name = model_ + ":" + found->name;
+    zip.checkedBytes(*found); // a damaged byte in the example inputs would change the calibration
     PickleRef saved = loadTorchSave(pt2::ArchiveImage::borrowed(
         image.slice(static_cast<std::size_t>(found->offset), static_cast<std::size_t>(found->size)), name));
     if (saved->kind != PickleValue::Kind::Tuple || saved->items.size() != 2)

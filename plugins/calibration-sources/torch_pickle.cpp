@@ -375,7 +375,7 @@ PickleRef loadTorchSave(const pt2::ArchiveImage &image) {
   if (!pickle)
     throw Error(image.name() + ": no <root>/data.pkl entry; not a torch.save archive");
   const std::string root = pickle->name.substr(0, pickle->name.find('/') + 1);
-  return Unpickler(zip.bytes(*pickle), zip, root, image.name()).run();
+  return Unpickler(zip.checkedBytes(*pickle), zip, root, image.name()).run();
 }
 
 } // namespace tico::calib

@@ -64,6 +64,43 @@ TEST(Pt2Robustness, CorruptedBytesNeverEscapeAsOtherErrors) {
       loaded_count += loaded;
     }
   }
-  // Bytes inside weights, padding and CRCs (which the reader does not check) change nothing.
+  // Bytes inside weights, padding and the CRCs of weights (which the reader does not check: the
+  // weights are mapped, not read twice) change nothing.
   EXPECT_GT(loaded_count, 0u);
+}
+
+// A damaged byte that keeps the program JSON valid (here a letter of a node name) would change the
+// program silently; the CRC-32 the archive records for the entry catches it (tracker issue 31).
+TEST(Pt2Robustness, ADamagedByteInTheProgramIsCaughtByItsCrc) {
+  PT2_REQUIRE_FIXTURES();
+  std::string bytes = readFile(fixture("linear"));
+  const std::string path = writeScratch("crc.pt2", bytes);
+  std::size_t json_at = 0, json_size = 0;
+  std::string json_name;
+  {
+    tico::pt2::ZipReader zip(tico::pt2::ArchiveImage::open(path));
+    for (const auto &e : zip.entries())
+      if (e.name.size() > 11 && e.name.substr(e.name.size() - 11) == "/model.json" &&
+          e.name.find("/models/") != std::string::npos) {
+        json_at = static_cast<std::size_t>(e.offset), json_size = static_cast<std::size_t>(e.size);
+        json_name = e.name;
+      }
+  }
+  ASSERT_GT(json_size, 0u);
+  const std::size_t key = bytes.find("\"name\": \"", json_at);
+  ASSERT_LT(key, json_at + json_size);
+  const std::size_t letter = key + 9;
+  ASSERT_TRUE(std::isalpha(static_cast<unsigned char>(bytes[letter]))) << bytes.substr(key, 20);
+  bytes[letter] = bytes[letter] == 'q' ? 'r' : 'q';
+  const std::string damaged = writeScratch("crc-damaged.pt2", bytes);
+  std::string message;
+  try {
+    load(damaged);
+  } catch (const tico::Error &e) {
+    message = e.what();
+  }
+  EXPECT_NE(message.find("entry '" + json_name + "' is damaged: its CRC-32 is 0x"), std::string::npos) << message;
+  EXPECT_NE(message.find(", the archive records 0x"), std::string::npos) << message;
+  std::filesystem::remove(path);
+  std::filesystem::remove(damaged);
 }

@@ -74,7 +74,7 @@ std::string_view Archive::read(std::string_view name) const {
   const ZipEntry *entry = find(name);
   if (!entry)
     fail("missing entry '" + clipped(root_ + "/" + std::string(name)) + "'");
-  return zip_->bytes(*entry);
+  return zip_->checkedBytes(*entry);
 }
 
 std::vector<std::string> Archive::names() const {
@@ -89,14 +89,14 @@ void Archive::checkMarkers() {
   const ZipEntry *format = find("archive_format");
   if (!format)
     fail("not a torch.export archive (no archive_format entry)");
-  std::string_view format_text = trimmed(bytes(*format));
+  std::string_view format_text = trimmed(zip_->checkedBytes(*format));
   if (format_text != "pt2")
     fail("archive_format is '" + printable(format_text) + "', expected 'pt2' (a torch.export archive)");
 
   const ZipEntry *version = find("archive_version");
   if (!version)
     fail("missing archive_version entry");
-  std::string_view version_text = trimmed(bytes(*version));
+  std::string_view version_text = trimmed(zip_->checkedBytes(*version));
   int value = 0;
   bool numeric = !version_text.empty() && version_text.size() < 9 &&
                  std::all_of(version_text.begin(), version_text.end(), [](char c) { return c >= '0' && c <= '9'; });
@@ -110,7 +110,7 @@ void Archive::checkMarkers() {
 
   // Tensor bytes are raw machine order; only little-endian writers are understood.
   if (const ZipEntry *order = find("byteorder")) {
-    std::string_view order_text = trimmed(bytes(*order));
+    std::string_view order_text = trimmed(zip_->checkedBytes(*order));
     if (order_text != "little")
       fail("byteorder is '" + printable(order_text) + "'; only little-endian archives are supported");
   } else {

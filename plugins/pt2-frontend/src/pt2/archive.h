@@ -31,6 +31,9 @@ public:
   // Bytes of an entry relative to the root; throws tico::Error when absent.
   std::string_view read(std::string_view name) const;
   std::string_view bytes(const ZipEntry &entry) const { return zip_->bytes(entry); }
+  // The bytes of a stored entry checked against its recorded CRC-32 (ZipReader::checkedBytes);
+  // read() checks the same way.
+  std::string_view checkedBytes(const ZipEntry &entry) const { return zip_->checkedBytes(entry); }
   // Every entry name relative to the root, sorted.
   std::vector<std::string> names() const;
 

@@ -46,7 +46,7 @@ PayloadStore::PayloadStore(const Archive &archive, std::string folder)
                   "re-export the model with PyTorch 2.13");
     return;
   }
-  config_json_ = parseJson(archive.bytes(*entry), config_name_);
+  config_json_ = parseJson(archive.checkedBytes(*entry), config_name_);
   const Json &config = asObject(field(config_json_, "config", config_name_), config_name_ + " 'config'");
   for (auto it = config.begin(); it != config.end(); ++it)
     config_.emplace(it.key(), &it.value());

@@ -46,6 +46,11 @@ public:
   // The bytes of an entry as they sit in the file (compressed for a deflated one), pointing
   // into the mapping.
   std::string_view bytes(const ZipEntry &entry) const;
+  // The bytes of a stored entry after checking them against the CRC-32 the central directory
+  // records; throws tico::Error naming the entry when they differ. For the small entries read
+  // as text or pickles (markers, the program JSON, payload configs, example inputs): a damaged
+  // byte there would change the program silently. Weights are mapped and not read twice.
+  std::string_view checkedBytes(const ZipEntry &entry) const;
 
   // Upper bound on the entry count; a central directory claiming more is rejected before
   // anything is allocated for it.
