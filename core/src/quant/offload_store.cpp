@@ -20,11 +20,13 @@ OffloadStore::OffloadStore(const std::string &parent) {
     throw Error("cannot create a directory for offloaded calibration activations under '" + base.string() +
                 "': " + std::strerror(errno) + " (set calibration.offload_dir)");
   directory_ = pattern;
+  on_signal_ = std::make_unique<support::SignalCleanup>(directory_);
 }
 
 OffloadStore::~OffloadStore() {
   std::error_code ec;
   std::filesystem::remove_all(directory_, ec); // best effort: a destructor must not throw
+  // on_signal_ unregisters after this body: a signal during the removal finds it still listed.
 }
 
 OffloadedTensor OffloadStore::save(const TensorData &t) {

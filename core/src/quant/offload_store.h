@@ -1,8 +1,10 @@
 // Activations the calibration runner moves out of memory: one file per tensor in a private
 // temporary directory, mapped back read-only when a node needs it (so a reloaded tensor costs
-// page cache, not a heap copy). The directory goes away with the store.
+// page cache, not a heap copy). The directory goes away with the store, and with the process
+// when SIGINT, SIGTERM or SIGHUP ends it (support/signal_cleanup.h).
 #pragma once
 
+#include "support/signal_cleanup.h"
 #include "tico/ir/tensor_data.h"
 
 #include <cstdint>
@@ -36,6 +38,7 @@ public:
 private:
   std::string directory_;
   uint64_t next_ = 0;
+  std::unique_ptr<support::SignalCleanup> on_signal_; // registered once the directory exists
 };
 
 } // namespace tico::quant
