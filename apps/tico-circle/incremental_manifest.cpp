@@ -4,6 +4,8 @@
 // names.
 #include "incremental_manifest.h"
 
+#include "manifest_view.h"
+
 #include "tico/circle/query.h"
 #include "tico/support/error.h"
 
@@ -215,6 +217,12 @@ std::vector<CircleDiagnostic> checkIncrementalManifest(const CircleModel &model)
   } catch (const json::exception &e) {
     fail("manifest", std::string("is missing a field or has one of the wrong type: ") + e.what());
   }
+  // What a runtime checks before serving it: the supports recomputed from the input groups, the
+  // retained contracts and every strategy replayed on names (a manifest with an input moved to
+  // another group passed the checks above and was served with wrong results).
+  if (out.empty())
+    for (const std::string &problem : incremental::runtime::manifestProblems(model, m))
+      fail("manifest", problem);
   return out;
 }
 

@@ -40,7 +40,8 @@ std::string maskText(const ManifestView &view, Mask mask) {
   return out.empty() ? "none" : out;
 }
 
-ManifestView parseManifest(const CircleModel &model, const json &m) {
+// Names, counts and references (the first problem throws); the dataflow is checked after.
+static ManifestView parseStructure(const CircleModel &model, const json &m) {
   try {
     if (m.value("format", std::string()) != "incremental.manifest.v1")
       bad("format is not incremental.manifest.v1");
@@ -156,6 +157,37 @@ ManifestView parseManifest(const CircleModel &model, const json &m) {
     bad(std::string("a field is missing or has the wrong type: ") + e.what());
   } catch (const std::out_of_range &e) {
     bad(std::string("an index or name is out of range: ") + e.what());
+  }
+}
+
+// The dataflow problems, with a malformed field inside them reported like parseStructure's.
+static std::vector<std::string> dataflowOf(const CircleModel &model, const json &m, const ManifestView &v) {
+  try {
+    return dataflowProblems(model, m, v);
+  } catch (const json::exception &e) {
+    bad(std::string("a field is missing or has the wrong type: ") + e.what());
+  } catch (const std::out_of_range &e) {
+    bad(std::string("an index or name is out of range: ") + e.what());
+  }
+}
+
+ManifestView parseManifest(const CircleModel &model, const json &m) {
+  ManifestView v = parseStructure(model, m);
+  if (const auto problems = dataflowOf(model, m, v); !problems.empty())
+    bad(problems.front() +
+        (problems.size() > 1 ? " (and " + std::to_string(problems.size() - 1) + " more problems)" : ""));
+  return v;
+}
+
+std::vector<std::string> manifestProblems(const CircleModel &model, const json &m) {
+  try {
+    const ManifestView v = parseStructure(model, m);
+    std::vector<std::string> out;
+    for (const auto &problem : dataflowOf(model, m, v))
+      out.push_back("incremental manifest: " + problem);
+    return out;
+  } catch (const Error &e) {
+    return {e.what()};
   }
 }
 

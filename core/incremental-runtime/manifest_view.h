@@ -55,9 +55,18 @@ struct ManifestView {
 };
 
 // Parses `manifest` and checks it against `model`: the format, every named signature, step,
-// retained value and subgraph exist, subgraph 0 takes the listed inputs. Throws tico::Error
-// naming the first problem.
+// retained value and subgraph exist, subgraph 0 takes the listed inputs, and nothing it says
+// contradicts the model's dataflow (dataflowProblems). Throws tico::Error naming the first problem.
 ManifestView parseManifest(const CircleModel &model, const nlohmann::json &manifest);
+
+// What the manifest promises that the model's dataflow contradicts (manifest_dataflow.cpp):
+// support sets recomputed from the input groups, retained contracts, and every strategy replayed
+// on names. Empty when the manifest is sound. parseManifest throws on the first.
+std::vector<std::string> dataflowProblems(const CircleModel &model, const nlohmann::json &manifest,
+                                          const ManifestView &view);
+// Every problem parseManifest would refuse `manifest` for (the first structural one, or all the
+// dataflow ones), for a verifier that reports them all. Empty when it would be accepted.
+std::vector<std::string> manifestProblems(const CircleModel &model, const nlohmann::json &manifest);
 
 // Group names of a mask, joined by ", " ("none" for the empty mask).
 std::string maskText(const ManifestView &view, Mask mask);

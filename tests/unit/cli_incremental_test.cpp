@@ -179,6 +179,82 @@ TEST(CliIncremental, VerifyFindsARetainedContractThatDiffersAcrossAFrontierEdge)
       << verify.output;
 }
 
+// Forged manifests (tracker issue 31): each passed verify before and serve-incremental served
+// it (moving an input to another group gave 15 of 30 steps that differed from the monolith). Now
+// verify reports the contradiction with the model's dataflow and serve-incremental refuses to
+// start, both naming it.
+void expectRefusedEverywhere(const Converted &c, const nlohmann::json &forged, const std::string &problem) {
+  CircleModel model = readCircleFile(c.dir / "m.circle");
+  setManifest(model, forged);
+  writeCircleFile(model, c.dir / "forged.circle");
+  const ToolResult verify = runTool(TICO_CIRCLE_PATH, {"verify", "--no-warnings", "forged.circle"}, c.dir.path());
+  EXPECT_EQ(verify.exit_code, 2) << verify.output;
+  EXPECT_NE(verify.output.find("ERROR [INCREMENTAL_MANIFEST] manifest: incremental manifest: " + problem),
+            std::string::npos)
+      << verify.output;
+  const ToolResult serve =
+      runTool(TICO_CIRCLE_PATH, {"serve-incremental", "forged.circle", "--steps", "30", "--check"}, c.dir.path());
+  EXPECT_NE(serve.exit_code, 0) << serve.output;
+  EXPECT_NE(serve.output.find(problem), std::string::npos) << serve.output;
+}
+
+TEST(CliIncremental, AnInputMovedToAnotherGroupIsRefused) {
+  Converted c;
+  ASSERT_EQ(c.made.exit_code, 0) << c.made.output;
+  auto m = manifestOf(readCircleFile(c.dir / "m.circle"));
+  // y joins x's group, consistently in both places the manifest names it.
+  ASSERT_EQ(m["groups"].size(), 2u) << m["groups"].dump();
+  m["groups"][0]["inputs"].push_back("y");
+  m["groups"][1]["inputs"] = nlohmann::json::array();
+  m["inputs"][1]["group"] = m["groups"][0]["name"];
+  expectRefusedEverywhere(c, m, "public output 'm' declares support {x, y}, subgraph 0 computes it from {x}");
+  // verify lists every contradiction, the retained value's too.
+  const ToolResult verify = runTool(TICO_CIRCLE_PATH, {"verify", "--no-warnings", "forged.circle"}, c.dir.path());
+  EXPECT_NE(verify.output.find("retained value 'sy' declares support {y}, the model computes it from {x}"),
+            std::string::npos)
+      << verify.output;
+}
+
+TEST(CliIncremental, AForgedSupportIsRefused) {
+  Converted c;
+  ASSERT_EQ(c.made.exit_code, 0) << c.made.output;
+  auto m = manifestOf(readCircleFile(c.dir / "m.circle"));
+  // tx depends on x; declaring it y's would let the strategy for x changes read it stale.
+  for (auto &r : m["retained"])
+    if (r["name"] == "tx")
+      r["support"] = {"y"};
+  expectRefusedEverywhere(c, m, "retained value 'tx' declares support {y}, the model computes it from {x}");
+}
+
+TEST(CliIncremental, AStrategyThatWouldReadAStaleValueIsRefused) {
+  Converted c;
+  ASSERT_EQ(c.made.exit_code, 0) << c.made.output;
+  auto m = manifestOf(readCircleFile(c.dir / "m.circle"));
+  // The strategy serving y changes claims to serve x changes too, still reading tx.
+  bool forged = false;
+  for (auto &s : m["strategies"])
+    if (s["name"] == "changed_y") {
+      s["changed"] = {"x", "y"};
+      forged = true;
+    }
+  ASSERT_TRUE(forged) << m["strategies"].dump();
+  expectRefusedEverywhere(c, m,
+                          "strategy 'changed_y' reads retained value 'tx', which depends on {x} that the strategy "
+                          "serves changes of: it would be stale");
+}
+
+TEST(CliIncremental, AForgedRetainedContractIsRefused) {
+  Converted c;
+  ASSERT_EQ(c.made.exit_code, 0) << c.made.output;
+  auto m = manifestOf(readCircleFile(c.dir / "m.circle"));
+  for (auto &r : m["retained"])
+    if (r["name"] == "tx") {
+      r["dtype"] = "INT8";
+      r["shape"] = {4, 4};
+    }
+  expectRefusedEverywhere(c, m, "retained value 'tx' is declared INT8 [4,4], its producer 'region_x' writes FLOAT32 [2,8]");
+}
+
 TEST(CliIncremental, ServeIncrementalReplaysTracesThroughTheRuntimeLayer) {
   Converted c;
   ASSERT_EQ(c.made.exit_code, 0) << c.made.output;
