@@ -8,8 +8,10 @@ layer, a dynamic-shape module, BatchNorm with buffers). Each becomes two pt2-rea
 the whole archive behind a 0 byte and its program JSON behind a 1 byte (the fuzzer's two
 modes, see pt2_reader_fuzzer.cpp). Manifest seeds are the packaged pipelines and small
 manifests using every syntax form; textual IR seeds are the lit tests' graphs; .npy seeds are
-written with NumPy in each supported format version and several dtypes. Rerunning the script
-with the same inputs writes the same files.
+written with NumPy in each supported format version and several dtypes; .npz seeds with
+numpy.savez and savez_compressed; torch-pickle seeds are the data.pkl of torch.save'd example
+inputs (needs torch). Rerunning the script with the same inputs writes the same files (but for
+the timestamps numpy.savez puts into its zip headers).
 """
 import argparse
 import io
@@ -65,6 +67,8 @@ def pt2_seeds(archives, out):
 def manifest_seeds(out):
     for name in ("circle-o1.yaml", "default.yaml"):
         write(os.path.join(out, "manifest", name), open(os.path.join(REPO, "configs/pipelines", name), "rb").read())
+    for name in sorted(os.listdir(os.path.join(REPO, "configs/quant"))):
+        write(os.path.join(out, "manifest", "quant-" + name), open(os.path.join(REPO, "configs/quant", name), "rb").read())
     for name, text in MANIFESTS.items():
         write(os.path.join(out, "manifest", name), text.encode())
 
@@ -108,6 +112,37 @@ def npy_seeds(out):
         write(os.path.join(out, "npy-reader", f"f32-2x3-v{version[0]}.npy"), buffer.getvalue())
 
 
+def npz_seeds(out):
+    """numpy.savez (stored) and savez_compressed (deflated) files of one and several arrays."""
+    arrays = {"x": np.arange(6, dtype=np.float32).reshape(2, 3), "ids": np.array([[1, 2, 3]], dtype=np.int64)}
+    for name, save in (("stored", np.savez), ("deflated", np.savez_compressed)):
+        for subset in (("x",), ("x", "ids")):
+            buffer = io.BytesIO()
+            save(buffer, **{k: arrays[k] for k in subset})
+            write(os.path.join(out, "npz-reader", f"{name}-{'-'.join(subset)}.npz"), buffer.getvalue())
+
+
+def torch_pickle_seeds(out):
+    """data.pkl of torch.save'd example inputs (tensors in tuples, lists and dicts, a shared
+    tensor, a scalar), as the fuzzer's input: it supplies storages 0 and 1 of 256 bytes."""
+    import torch
+
+    x = torch.arange(4, dtype=torch.float32)
+    ids = torch.tensor([[1, 2]], dtype=torch.int64)
+    objects = {
+        "args-one": ((x,), {}),
+        "args-kwargs": ((x,), {"ids": ids, "flag": True}),
+        "nested": (([x, (ids, None)], {"k": [x]}), {}),
+        "shared": ((x, x, x[1:]), {"scale": 0.5, "name": "n"}),
+    }
+    for name, obj in objects.items():
+        buffer = io.BytesIO()
+        torch.save(obj, buffer)
+        with zipfile.ZipFile(io.BytesIO(buffer.getvalue())) as z:
+            pickle = next(n for n in z.namelist() if n.endswith("/data.pkl"))
+            write(os.path.join(out, "torch-pickle", name + ".pkl"), z.read(pickle))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("archives", nargs="+")
@@ -117,6 +152,8 @@ def main():
     manifest_seeds(args.out)
     text_ir_seeds(args.out)
     npy_seeds(args.out)
+    npz_seeds(args.out)
+    torch_pickle_seeds(args.out)
 
 
 if __name__ == "__main__":
