@@ -8,6 +8,7 @@ add_executable(tico-unit-tests ${TICO_UNIT_TEST_SOURCES})
 target_link_libraries(tico-unit-tests PRIVATE tico-core tico-circle-doc tico-interpreter GTest::gtest GTest::gtest_main nlohmann_json::nlohmann_json)
 # core/interpreter/src: the quantized kernels' fixed-point primitives are tested directly.
 target_include_directories(tico-unit-tests PRIVATE ${PROJECT_SOURCE_DIR}/core/src ${CMAKE_CURRENT_SOURCE_DIR}/unit
+                                                   ${CMAKE_CURRENT_SOURCE_DIR}/support
                                                    ${PROJECT_SOURCE_DIR}/core/interpreter/src)
 target_compile_definitions(tico-unit-tests PRIVATE
   TICO_SOURCE_DIR="${PROJECT_SOURCE_DIR}"

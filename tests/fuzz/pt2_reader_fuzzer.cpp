@@ -4,7 +4,8 @@
 // The first byte chooses what the rest is:
 //   even: a whole archive image (seeds: real torch.export archives);
 //   odd:  the program JSON (models/model.json), wrapped here into an otherwise valid archive,
-//         so mutations reach the graph builder instead of dying in the zip layer.
+//         with the CRC-32 the reader checks, so mutations reach the graph builder instead of
+//         dying in the zip layer.
 // Property: loading either builds a graph that passes Graph::verify or throws tico::Error;
 // anything else (a crash, a sanitizer report, another exception type) is a finding.
 #include "pt2/torch_op_table.h"
@@ -13,6 +14,8 @@
 #include "tico/ir/graph.h"
 #include "tico/ir/op_schema.h"
 #include "tico/support/error.h"
+
+#include "zip_writer.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -23,38 +26,6 @@
 #include <vector>
 
 namespace {
-
-void put(std::string &out, uint64_t value, int bytes) {
-  for (int i = 0; i < bytes; ++i)
-    out += static_cast<char>((value >> (8 * i)) & 0xff);
-}
-
-// A stored (uncompressed) zip of `entries`, laid out like PyTorchStreamWriter's: local header,
-// data, then the central directory and the end record. CRCs are left 0 (the reader ignores them).
-std::string storedZip(const std::vector<std::pair<std::string, std::string_view>> &entries) {
-  std::string out, directory;
-  for (const auto &[name, data] : entries) {
-    const uint64_t header_at = out.size();
-    put(out, 0x04034b50, 4);
-    put(out, 20, 2), put(out, 0, 2), put(out, 0, 2), put(out, 0, 4), put(out, 0, 4);
-    put(out, data.size(), 4), put(out, data.size(), 4);
-    put(out, name.size(), 2), put(out, 0, 2);
-    out += name;
-    out += data;
-    put(directory, 0x02014b50, 4);
-    put(directory, 20, 2), put(directory, 20, 2), put(directory, 0, 2), put(directory, 0, 2), put(directory, 0, 4);
-    put(directory, 0, 4), put(directory, data.size(), 4), put(directory, data.size(), 4);
-    put(directory, name.size(), 2), put(directory, 0, 2), put(directory, 0, 2), put(directory, 0, 2);
-    put(directory, 0, 2), put(directory, 0, 4), put(directory, header_at, 4);
-    directory += name;
-  }
-  const uint64_t directory_at = out.size();
-  out += directory;
-  put(out, 0x06054b50, 4);
-  put(out, 0, 2), put(out, 0, 2), put(out, entries.size(), 2), put(out, entries.size(), 2);
-  put(out, directory.size(), 4), put(out, directory_at, 4), put(out, 0, 2);
-  return out;
-}
 
 std::shared_ptr<const tico::Storage> storageOf(std::string_view bytes) {
   std::vector<std::byte> copy(bytes.size());
@@ -71,7 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const std::string_view rest(reinterpret_cast<const char *>(data) + 1, size - 1);
   std::string image;
   if (data[0] & 1)
-    image = storedZip({{"m/models/model.json", rest},
+    image = tico::testing_zip::storedZip({{"m/models/model.json", rest},
                        {"m/archive_format", "pt2"},
                        {"m/archive_version", "0"},
                        {"m/byteorder", "little"}});

@@ -12,7 +12,7 @@
 #include "tico/ir/tensor_data.h"
 #include "tico/support/error.h"
 
-#include <zlib.h>
+#include "zip_writer.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -23,34 +23,6 @@
 #include <vector>
 
 namespace {
-
-void put(std::string &b, uint64_t v, int n) {
-  for (int i = 0; i < n; ++i)
-    b += static_cast<char>((v >> (8 * i)) & 0xff);
-}
-
-// A stored (uncompressed) zip of `members`, as torch.save writes it.
-std::string storedZip(const std::vector<std::pair<std::string, std::string>> &members) {
-  std::string out, central;
-  for (const auto &[name, data] : members) {
-    const uint32_t crc =
-        static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef *>(data.data()), static_cast<uInt>(data.size())));
-    const uint64_t local = out.size();
-    put(out, 0x04034b50, 4), put(out, 20, 2), put(out, 0, 2), put(out, 0, 2), put(out, 0, 4);
-    put(out, crc, 4), put(out, data.size(), 4), put(out, data.size(), 4), put(out, name.size(), 2), put(out, 0, 2);
-    out += name + data;
-    put(central, 0x02014b50, 4), put(central, 20, 2), put(central, 20, 2), put(central, 0, 2);
-    put(central, 0, 2), put(central, 0, 4), put(central, crc, 4), put(central, data.size(), 4);
-    put(central, data.size(), 4), put(central, name.size(), 2), put(central, 0, 2), put(central, 0, 2);
-    put(central, 0, 2), put(central, 0, 2), put(central, 0, 4), put(central, local, 4);
-    central += name;
-  }
-  const uint64_t dir_at = out.size();
-  out += central;
-  put(out, 0x06054b50, 4), put(out, 0, 2), put(out, 0, 2), put(out, members.size(), 2);
-  put(out, members.size(), 2), put(out, central.size(), 4), put(out, dir_at, 4), put(out, 0, 2);
-  return out;
-}
 
 // Walks the tree form (shared references at each use) within the reader's promise.
 void walk(const tico::calib::PickleRef &value, uint32_t depth, uint64_t &visited) {
@@ -73,7 +45,7 @@ void walk(const tico::calib::PickleRef &value, uint32_t depth, uint64_t &visited
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static const std::string storage(256, '\x3c');
   std::string pickle(reinterpret_cast<const char *>(data), size);
-  std::string zip = storedZip({{"archive/data.pkl", pickle}, {"archive/data/0", storage}, {"archive/data/1", storage}});
+  std::string zip = tico::testing_zip::storedZip({{"archive/data.pkl", pickle}, {"archive/data/0", storage}, {"archive/data/1", storage}});
   std::vector<std::byte> bytes(zip.size());
   std::memcpy(bytes.data(), zip.data(), zip.size());
   try {

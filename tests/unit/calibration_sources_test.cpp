@@ -7,6 +7,7 @@
 #include "tico/io/npy.h"
 #include "tico/support/error.h"
 #include "error_text.h"
+#include "zip_writer.h"
 
 #include <gtest/gtest.h>
 #include <sys/resource.h>
@@ -112,42 +113,25 @@ using testing_support::errorOf;
 // A zip archive with every member stored or every member deflated (what numpy.savez and
 // numpy.savez_compressed write), without data descriptors.
 std::string zipOf(const std::vector<std::pair<std::string, std::string>> &members, bool compress) {
-  std::string out, central;
-  auto put = [](std::string &b, uint64_t v, int n) {
-    for (int i = 0; i < n; ++i)
-      b += static_cast<char>((v >> (8 * i)) & 0xff);
-  };
+  std::vector<testing_zip::ZipMember> list;
   for (const auto &[name, data] : members) {
-    std::string stored = data;
+    testing_zip::ZipMember m{name, data, {}, 0};
     if (compress) {
       z_stream z{};
       deflateInit2(&z, Z_BEST_COMPRESSION, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
-      stored.resize(deflateBound(&z, static_cast<uLong>(data.size())));
+      m.stored.resize(deflateBound(&z, static_cast<uLong>(data.size())));
       z.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(data.data()));
       z.avail_in = static_cast<uInt>(data.size());
-      z.next_out = reinterpret_cast<Bytef *>(stored.data());
-      z.avail_out = static_cast<uInt>(stored.size());
+      z.next_out = reinterpret_cast<Bytef *>(m.stored.data());
+      z.avail_out = static_cast<uInt>(m.stored.size());
       deflate(&z, Z_FINISH);
-      stored.resize(z.total_out);
+      m.stored.resize(z.total_out);
       deflateEnd(&z);
+      m.method = 8;
     }
-    const uint32_t crc = crc32(0, reinterpret_cast<const Bytef *>(data.data()), static_cast<uInt>(data.size()));
-    const uint64_t local = out.size();
-    const int method = compress ? 8 : 0;
-    put(out, 0x04034b50, 4), put(out, 20, 2), put(out, 0, 2), put(out, method, 2), put(out, 0, 4);
-    put(out, crc, 4), put(out, stored.size(), 4), put(out, data.size(), 4), put(out, name.size(), 2), put(out, 0, 2);
-    out += name + stored;
-    put(central, 0x02014b50, 4), put(central, 20, 2), put(central, 20, 2), put(central, 0, 2);
-    put(central, method, 2), put(central, 0, 4), put(central, crc, 4), put(central, stored.size(), 4);
-    put(central, data.size(), 4), put(central, name.size(), 2), put(central, 0, 2), put(central, 0, 2);
-    put(central, 0, 2), put(central, 0, 2), put(central, 0, 4), put(central, local, 4);
-    central += name;
+    list.push_back(std::move(m));
   }
-  const uint64_t dir_at = out.size();
-  out += central;
-  put(out, 0x06054b50, 4), put(out, 0, 2), put(out, 0, 2), put(out, members.size(), 2);
-  put(out, members.size(), 2), put(out, central.size(), 4), put(out, dir_at, 4), put(out, 0, 2);
-  return out;
+  return testing_zip::zipArchive(list);
 }
 
 // ---- shared pieces ----------------------------------------------------------------------------

@@ -137,3 +137,24 @@ TEST(Pt2Consistency, NegativeStridesInSavedTensorsAreRefused) {
   EXPECT_CONTAINS(loadError(path), "parameter 'fc.weight' (data/weights/model_weights_config.json): negative stride -1 "
                                    "in dimension 1 (PyTorch tensors never have negative strides)");
 }
+
+// Tracker issue 31: an input recorded as [2, 5] (sizes and strides edited together, so each
+// tensor is self-consistent) fed into the fixture's Linear of 4 inputs converted, verified and
+// failed only when run. The contraction is where the record meets the weight.
+TEST(Pt2Consistency, RecordedShapesThatNoComputationProducesAreRefused) {
+  PT2_REQUIRE_FIXTURES();
+  const std::string path = editedLinear([](Json &p) {
+    graphOf(p)["tensor_values"]["x"]["sizes"] = {{{"as_int", 2}}, {{"as_int", 5}}};
+    graphOf(p)["tensor_values"]["x"]["strides"] = {{{"as_int", 5}}, {{"as_int", 1}}};
+  });
+  const std::string error = loadError(path);
+  EXPECT_STARTS_WITH(error, path + ": node 'linear' (aten::linear.default) has shapes that do not fit: input features "
+                            "against the weight's: 5 against 4 ('x' is [2, 5], '");
+  EXPECT_CONTAINS(error, "' is [3, 4]); the program's recorded shapes are damaged or were edited");
+  // The output's recorded features too.
+  const std::string out = editedLinear([](Json &p) {
+    graphOf(p)["tensor_values"]["linear"]["sizes"] = {{{"as_int", 2}}, {{"as_int", 7}}};
+    graphOf(p)["tensor_values"]["linear"]["strides"] = {{{"as_int", 7}}, {{"as_int", 1}}};
+  });
+  EXPECT_CONTAINS(loadError(out), "output features against the weight's rows: 7 against 3");
+}
