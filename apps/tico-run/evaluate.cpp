@@ -89,9 +89,12 @@ Evaluation::Evaluation(const Registry &registry, const Manifest &pipeline, Evalu
     if (std::count(request_.points.begin(), request_.points.end(), point) > 1)
       throw Error("--evaluate-after '" + point + "' is given twice");
   }
-  // Inputs are checked now, before the pipeline runs.
-  for (const auto &path : request_.inputs)
+  // Inputs are read now, before the pipeline runs (mapped, read-only: every point sees them as
+  // they are on disk).
+  for (const auto &path : request_.inputs) {
     requireRegularFile(path, "--input file");
+    inputs_.push_back(readNpy(path));
+  }
 }
 
 bool Evaluation::frontendOnly() const {
@@ -121,18 +124,18 @@ void Evaluation::finish(const Graph &graph) {
       throw Error("--evaluate-after '" + point + "': the pipeline stopped before it");
 
   namespace fs = std::filesystem;
+  auto dirOf = [&](const std::string &point) {
+    return point.empty() ? fs::path(request_.output_dir) : fs::path(request_.output_dir) / point;
+  };
   auto pathOf = [&](const std::string &point, std::size_t i) {
-    fs::path dir = request_.output_dir;
-    if (!point.empty())
-      dir /= point;
-    return (dir / ("out" + std::to_string(i) + ".npy")).string();
+    return (dirOf(point) / ("out" + std::to_string(i) + ".npy")).string();
   };
   // Every target is checked before the first one is written.
   for (const auto &[point, outputs] : results_)
     for (std::size_t i = 0; i < outputs.size(); ++i)
       checkOutputTarget(pathOf(point, i), request_.protected_files, request_.force);
   for (const auto &[point, outputs] : results_) {
-    fs::create_directories(point.empty() ? fs::path(request_.output_dir) : fs::path(request_.output_dir) / point);
+    fs::create_directories(dirOf(point));
     for (std::size_t i = 0; i < outputs.size(); ++i)
       writeOutput(pathOf(point, i), outputs[i], i);
   }
@@ -140,12 +143,8 @@ void Evaluation::finish(const Graph &graph) {
 
 std::vector<EvalValue> Evaluation::run(const Graph &graph, const std::string &where) const {
   requireUnquantized(graph, where);
-  // Read for every point: a program may write its inputs in place.
-  std::vector<std::shared_ptr<const TensorData>> inputs;
-  for (const auto &path : request_.inputs)
-    inputs.push_back(readNpy(path));
   auto evaluator = entry_->spec.create();
-  return runGraph(graph, *evaluator, inputs);
+  return runGraph(graph, *evaluator, inputs_);
 }
 
 } // namespace tico::run

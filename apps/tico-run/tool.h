@@ -50,6 +50,7 @@ private:
 
   const Registered<EvaluatorSpec> *entry_ = nullptr;
   EvaluateRequest request_;
+  std::vector<std::shared_ptr<const TensorData>> inputs_; // the --input files, read once
   std::map<std::string, std::vector<EvalValue>> results_; // by point ("" without --evaluate-after)
 };
 

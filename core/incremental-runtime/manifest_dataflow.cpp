@@ -90,11 +90,7 @@ std::vector<std::string> dataflowProblems(const CircleModel &model, const json &
   for (std::size_t o = 0; o < outputs.size() && o < main.outputs.size(); ++o) {
     if (!outputs[o].contains("support"))
       continue;
-    Mask declared = 0;
-    for (const auto &g : outputs[o].at("support"))
-      for (std::size_t k = 0; k < v.groups.size(); ++k)
-        if (v.groups[k] == g.get<std::string>())
-          declared |= Mask{1} << k;
+    const Mask declared = groupMask(v, outputs[o].at("support"), "public output '" + v.output_names[o] + "'");
     const Mask computed = mono[static_cast<std::size_t>(main.outputs[o])];
     if (declared != computed)
       problems.push_back("public output '" + v.output_names[o] + "' declares support " + text(declared) +

@@ -3,6 +3,7 @@
 #include "tico/support/error.h"
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 
 namespace tico::incremental::runtime {
@@ -12,15 +13,16 @@ using json = nlohmann::json;
 
 [[noreturn]] void bad(const std::string &what) { throw Error("incremental manifest: " + what); }
 
-Mask groupMask(const std::map<std::string, std::size_t> &index, const json &names, const std::string &where) {
-  Mask m = 0;
-  for (const auto &n : names) {
-    auto it = index.find(n.get<std::string>());
-    if (it == index.end())
-      bad(where + " names the unknown group '" + n.get<std::string>() + "'");
-    m |= Mask{1} << it->second;
+// Runs `body`; a missing field, a wrong type or an index out of range in the manifest becomes
+// this module's error (parseStructure and the dataflow checks both read untrusted JSON).
+template <class Body> auto readingJson(Body &&body) -> decltype(body()) {
+  try {
+    return body();
+  } catch (const json::exception &e) {
+    bad(std::string("a field is missing or has the wrong type: ") + e.what());
+  } catch (const std::out_of_range &e) {
+    bad(std::string("an index or name is out of range: ") + e.what());
   }
-  return m;
 }
 
 std::vector<std::string> names(const json &ports) {
@@ -32,6 +34,21 @@ std::vector<std::string> names(const json &ports) {
 
 } // namespace
 
+Mask groupMask(const ManifestView &view, const json &names, const std::string &where) {
+  Mask m = 0;
+  for (const auto &n : names) {
+    const std::string name = n.get<std::string>();
+    std::optional<std::size_t> found;
+    for (std::size_t g = 0; g < view.groups.size(); ++g)
+      if (view.groups[g] == name)
+        found = g; // the last of equal names, as a name -> index map would keep
+    if (!found)
+      bad(where + " names the unknown group '" + name + "'");
+    m |= Mask{1} << *found;
+  }
+  return m;
+}
+
 std::string maskText(const ManifestView &view, Mask mask) {
   std::string out;
   for (std::size_t g = 0; g < view.groups.size(); ++g)
@@ -42,23 +59,20 @@ std::string maskText(const ManifestView &view, Mask mask) {
 
 // Names, counts and references (the first problem throws); the dataflow is checked after.
 static ManifestView parseStructure(const CircleModel &model, const json &m) {
-  try {
+  return readingJson([&] {
     if (m.value("format", std::string()) != "incremental.manifest.v1")
       bad("format is not incremental.manifest.v1");
     ManifestView v;
     v.model_id = m.at("model").at("model_id").get<std::string>();
-    std::map<std::string, std::size_t> group_index;
-    for (const auto &g : m.at("groups")) {
-      group_index[g.at("name").get<std::string>()] = v.groups.size();
+    for (const auto &g : m.at("groups"))
       v.groups.push_back(g.at("name").get<std::string>());
-    }
     if (v.groups.empty() || v.groups.size() > 16)
       bad("needs 1 to 16 input groups, has " + std::to_string(v.groups.size()));
     if (model.subgraphs.empty())
       bad("the model has no subgraph");
     for (const auto &in : m.at("inputs")) {
       v.input_names.push_back(in.at("name").get<std::string>());
-      v.input_group.push_back(groupMask(group_index, json::array({in.at("group")}), "input " + v.input_names.back()));
+      v.input_group.push_back(groupMask(v, json::array({in.at("group")}), "input " + v.input_names.back()));
     }
     if (v.input_names.size() != model.subgraphs[0].inputs.size())
       bad("lists " + std::to_string(v.input_names.size()) + " inputs, subgraph 0 takes " +
@@ -91,7 +105,7 @@ static ManifestView parseStructure(const CircleModel &model, const json &m) {
     for (const auto &r : m.at("retained")) {
       RetainedView rv;
       rv.name = r.at("name").get<std::string>();
-      rv.support = groupMask(group_index, r.at("support"), "retained value '" + rv.name + "'");
+      rv.support = groupMask(v, r.at("support"), "retained value '" + rv.name + "'");
       rv.bytes = r.at("bytes").get<uint64_t>();
       const std::string producer = r.at("producer").get<std::string>();
       auto p = callable_index.find(producer);
@@ -124,7 +138,7 @@ static ManifestView parseStructure(const CircleModel &model, const json &m) {
       StrategyView sv;
       sv.name = s.at("name").get<std::string>();
       sv.monolith = s.at("kind").get<std::string>() == "monolith";
-      sv.changed = groupMask(group_index, s.at("changed"), "strategy '" + sv.name + "'");
+      sv.changed = groupMask(v, s.at("changed"), "strategy '" + sv.name + "'");
       sv.est_macs = s.at("est_macs").get<uint64_t>();
       sv.reads = retainedList(s.at("reads_retained"), "strategy '" + sv.name + "'");
       sv.writes = retainedList(s.at("writes_retained"), "strategy '" + sv.name + "'");
@@ -153,22 +167,12 @@ static ManifestView parseStructure(const CircleModel &model, const json &m) {
       bad("the first strategy must be the monolith");
     v.callables.push_back(std::move(mono));
     return v;
-  } catch (const json::exception &e) {
-    bad(std::string("a field is missing or has the wrong type: ") + e.what());
-  } catch (const std::out_of_range &e) {
-    bad(std::string("an index or name is out of range: ") + e.what());
-  }
+  });
 }
 
 // The dataflow problems, with a malformed field inside them reported like parseStructure's.
 static std::vector<std::string> dataflowOf(const CircleModel &model, const json &m, const ManifestView &v) {
-  try {
-    return dataflowProblems(model, m, v);
-  } catch (const json::exception &e) {
-    bad(std::string("a field is missing or has the wrong type: ") + e.what());
-  } catch (const std::out_of_range &e) {
-    bad(std::string("an index or name is out of range: ") + e.what());
-  }
+  return readingJson([&] { return dataflowProblems(model, m, v); });
 }
 
 ManifestView parseManifest(const CircleModel &model, const json &m) {

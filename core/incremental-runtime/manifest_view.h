@@ -68,6 +68,10 @@ std::vector<std::string> dataflowProblems(const CircleModel &model, const nlohma
 // dataflow ones), for a verifier that reports them all. Empty when it would be accepted.
 std::vector<std::string> manifestProblems(const CircleModel &model, const nlohmann::json &manifest);
 
+// The mask of the group names `names` (a JSON array); throws tico::Error naming `where` and an
+// unknown name.
+Mask groupMask(const ManifestView &view, const nlohmann::json &names, const std::string &where);
+
 // Group names of a mask, joined by ", " ("none" for the empty mask).
 std::string maskText(const ManifestView &view, Mask mask);
 

@@ -16,19 +16,20 @@ nb::object errorClass(const char *kind) { return nb::module_::import_("tico_nati
 
 } // namespace
 
-nb::str decodedText(const std::string &text) {
-  PyObject *decoded = PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "backslashreplace");
+namespace {
+
+nb::str decodeUtf8(const std::string &bytes, const char *errors) {
+  PyObject *decoded = PyUnicode_DecodeUTF8(bytes.data(), static_cast<Py_ssize_t>(bytes.size()), errors);
   if (!decoded)
     throw nb::python_error();
   return nb::steal<nb::str>(decoded);
 }
 
-nb::str decodedName(const std::string &name) {
-  PyObject *decoded = PyUnicode_DecodeUTF8(name.data(), static_cast<Py_ssize_t>(name.size()), "surrogateescape");
-  if (!decoded)
-    throw nb::python_error();
-  return nb::steal<nb::str>(decoded);
-}
+} // namespace
+
+nb::str decodedText(const std::string &text) { return decodeUtf8(text, "backslashreplace"); }
+
+nb::str decodedName(const std::string &name) { return decodeUtf8(name, "surrogateescape"); }
 
 void throwPython(const char *kind, const std::string &message) {
   nb::object cls = errorClass(kind);
