@@ -34,7 +34,7 @@ struct EvaluateRequest {
 // point has run, writes the out<i>.npy files of all of them: a failure writes none.
 class Evaluation {
 public:
-  // Checks the points against `pipeline`'s stages and that the inputs are regular files.
+  // Checks the points against `pipeline`'s stages and reads the --input files (regular files only).
   Evaluation(const Registry &registry, const Manifest &pipeline, EvaluateRequest request);
   // Only the frontend's graph is needed: no stage has to run.
   bool frontendOnly() const;
