@@ -42,21 +42,6 @@ std::string defaultPipeline() {
   return {};
 }
 
-// The file or folder a calibration location ([SOURCE:]PATH[,OPTION=VALUE...]) reads, or "" when
-// it names none (example-inputs, random data).
-std::string calibrationDataPath(const tico::Registry &registry, std::string location) {
-  const auto colon = location.find(':');
-  if (colon != std::string::npos && registry.findCalibrationSource(location.substr(0, colon)))
-    location = location.substr(colon + 1);
-  std::error_code ec;
-  if (!location.empty() && fs::exists(location, ec))
-    return location;
-  const auto comma = location.find(',');
-  if (comma != std::string::npos && fs::exists(location.substr(0, comma), ec))
-    return location.substr(0, comma);
-  return {};
-}
-
 std::string millis(std::chrono::nanoseconds ns) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%9.3f ms", static_cast<double>(ns.count()) / 1e6);
@@ -248,11 +233,24 @@ int run(int argc, char **argv) {
   if (incremental)
     tico::exposeStateWrites(manifest);
   manifest.validate(registry);
+  // A pipeline stage that runs incremental-strategies writes the manifest beside the file too:
+  // it is an output like --incremental's, checked now and written with the others.
+  const bool stage_writes_manifest = !incremental && emit == "circle" && !do_evaluate && !output.empty() &&
+                                     tico::runsIncrementalStrategies(manifest);
+  if (stage_writes_manifest) {
+    tico::checkOutputTarget(sidecar, inputs, force);
+    tico::checkDistinctOutputs({{"-o", output}, {"--encodings", encodings_path}, {"the incremental manifest", sidecar}});
+  }
+  const bool writes_manifest = incremental || stage_writes_manifest;
   // Calibration data is an input too (only known now: the recipe may name it): no output may
   // replace a calibration file or land in a calibration folder.
-  if (const std::string data = calibrationDataPath(registry, calibration.empty() ? manifest.calibration.path : calibration);
-      !data.empty())
-    for (const std::string &out : {output, encodings_path, incremental ? sidecar : std::string()}) {
+  tico::CalibrationConfig given_calibration = manifest.calibration;
+  if (!calibration.empty()) {
+    given_calibration.source.clear();
+    given_calibration.path = calibration;
+  }
+  if (const std::string data = tico::calibrationDataPath(registry, given_calibration); !data.empty())
+    for (const std::string &out : {output, encodings_path, writes_manifest ? sidecar : std::string()}) {
       if (out.empty())
         continue;
       tico::checkOutputTarget(out, {data}, force);
@@ -293,7 +291,7 @@ int run(int argc, char **argv) {
   options.stop_before_lowering = do_evaluate || emit == "tir";
   // With --encodings the Circle file is written below, once the JSON is ready, so a failure
   // leaves neither file.
-  if (emit == "circle" && !do_evaluate && encodings_path.empty() && !incremental)
+  if (emit == "circle" && !do_evaluate && encodings_path.empty() && !writes_manifest)
     options.output_path = output;
   if (dump_ir)
     options.dump_ir = [](const std::string &title, const std::string &ir) {
@@ -345,13 +343,14 @@ int run(int argc, char **argv) {
                               std::chrono::duration_cast<std::chrono::nanoseconds>(
                                   std::chrono::steady_clock::now() - started)});
   }
-  // The manifest beside the file, also when a pipeline stage ran incremental-strategies.
+  // The manifest beside the file. One that a Circle pass added unannounced (not incremental-strategies)
+  // is only known now, after the driver wrote the Circle file.
   const bool has_manifest = result.model && tico::incrementalManifest(*result.model).has_value();
-  if (!incremental && has_manifest && !output.empty())
+  if (!writes_manifest && has_manifest && !output.empty())
     tico::checkOutputTarget(sidecar, inputs, force);
   // The Circle file (unless the driver wrote it), its encodings and its manifest: all or none.
   tico::OutputBatch outputs;
-  if (incremental || !encodings_path.empty())
+  if (writes_manifest || !encodings_path.empty())
     tico::writeCircleFile(*result.model, output, outputs);
   if (!encodings_path.empty())
     outputs.addText(encodings_path, "encodings file",

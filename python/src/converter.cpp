@@ -10,6 +10,7 @@
 #include "tico/pipeline/compile_config.h"
 #include "tico/pipeline/incremental.h"
 #include "tico/pipeline/manifest.h"
+#include "tico/support/file.h"
 
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -192,6 +193,27 @@ ExtraPaths applyExtra(nb::dict extra, ConversionOptions &options) {
   return paths;
 }
 
+// The output file must not destroy what the conversion reads: the model, the manifests, the
+// recipe or the calibration data (a file, or a folder it may not land in). Checked before any
+// work, as tico-run does.
+void checkOutput(const Registry &registry, const std::string &output, const ConversionOptions &options,
+                 const std::vector<std::string> &pipelines, const std::string &recipe, const Manifest &manifest) {
+  std::vector<std::string> inputs(pipelines);
+  inputs.push_back(recipe);
+  if (!options.input_bytes)
+    inputs.push_back(options.input_path);
+  CalibrationConfig calibration = manifest.calibration;
+  calibration.merge(options.calibration.config);
+  const std::string data = options.calibration.in_memory ? std::string() : calibrationDataPath(registry, calibration);
+  inputs.push_back(data);
+  try {
+    checkOutputTarget(output, inputs, /*force=*/false);
+    checkOutputOutside(output, data, "calibration data folder");
+  } catch (const Error &e) {
+    throwPython("OutputError", e.what());
+  }
+}
+
 } // namespace
 
 Converter::Converter(const std::vector<std::string> &plugin_dirs) {
@@ -265,6 +287,8 @@ nb::bytes Converter::convert(ConversionOptions &options, const std::vector<std::
   } catch (const Error &e) {
     throwPython("ManifestError", e.what());
   }
+  if (!paths.output.empty())
+    checkOutput(registry_, paths.output, options, pipelines, recipe, manifest);
 
   // The Circle file goes straight into the bytes object that is returned: its size is known
   // once the model is laid out, so the object is allocated then and filled in place.

@@ -96,3 +96,37 @@ def test_the_exception_hierarchy():
                 errors.CircleFormatError, errors.InterpreterError):
         assert issubclass(cls, tico_native.TicoError)
     assert issubclass(errors.UnsupportedOpsError, errors.ConversionError)
+
+
+def _convert_to_file(pt2, extra):
+    from tico_native import _resources
+
+    return _resources.converter().convert_file(str(pt2), [str(tico_native.DEFAULT_PIPELINE)], {}, None, extra)
+
+
+def test_an_output_that_is_calibration_data_is_refused_before_any_work(cnn_program, tmp_path):
+    """The converter's output file gets tico-run's checks: it may not be the calibration file, lie
+    inside a calibration folder, or be the model; the refused target keeps its bytes."""
+    from tico_native import _resources
+
+    pt2 = write_pt2(cnn_program, tmp_path)
+    calibration = tmp_path / "cal.npz"
+    np.savez(calibration, x=np.random.default_rng(0).standard_normal((2, 3, 16, 16), dtype=np.float32))
+    before = calibration.read_bytes()
+    recipe = str(_resources.recipe_path("cnn-uint8"))
+    with pytest.raises(tico_native.errors.OutputError, match="is the same file as the input .*cal.npz"):
+        _convert_to_file(pt2, {"quant": recipe, "calibration": {"path": f"npz:{calibration}"}, "output": str(calibration)})
+    assert calibration.read_bytes() == before
+
+    folder = tmp_path / "cal"
+    folder.mkdir()
+    np.save(folder / "0.npy", np.zeros((2, 3, 16, 16), np.float32))
+    with pytest.raises(tico_native.errors.OutputError, match="is inside the calibration data folder"):
+        _convert_to_file(pt2, {"quant": recipe, "calibration": {"path": str(folder)}, "output": str(folder / "0.npy")})
+    assert np.load(folder / "0.npy").shape == (2, 3, 16, 16)
+
+    model_bytes = pt2.read_bytes()
+    with pytest.raises(tico_native.errors.OutputError, match="is the same file as the input"):
+        _convert_to_file(pt2, {"output": str(pt2)})
+    assert pt2.read_bytes() == model_bytes
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cal", "cal.npz", "model.pt2"]

@@ -109,6 +109,34 @@ TEST(CliIncremental, APipelineStageRunsThePassAndGetsTheSidecar) {
   EXPECT_NE(sidecar["rejected"][0]["reason"].get<std::string>().find("max_strategies (1) reached"), std::string::npos);
 }
 
+TEST(CliIncremental, APipelineStagesManifestIsCheckedAndWrittenWithTheFile) {
+  // The manifest a pipeline stage adds is an output like --incremental's: it may not collide
+  // with another output, and a target that cannot take it stops the run before the Circle file
+  // is written (all or none).
+  ScratchDir dir;
+  writeAll(dir / "m.tir", kModel);
+  writeAll(dir / "p.yaml", "schema: tico.pipeline/v1\nstages:\n"
+                           "  - name: incremental\n"
+                           "    kind: circle\n"
+                           "    passes: [incremental-strategies]\n");
+  ToolResult r = runTool(TICO_RUN_PATH,
+                         {"m.tir", "--pipeline", "p.yaml", "-o", "m.circle", "--encodings", "m.incremental.json"},
+                         dir.path());
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("--encodings 'm.incremental.json' and the incremental manifest 'm.incremental.json' name "
+                          "the same file"),
+            std::string::npos)
+      << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir / "m.circle"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "m.incremental.json"));
+
+  std::filesystem::create_directory(dir / "m.incremental.json");
+  r = runTool(TICO_RUN_PATH, {"m.tir", "--pipeline", "p.yaml", "-o", "m.circle"}, dir.path());
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("output 'm.incremental.json' is a directory"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir / "m.circle"));
+}
+
 TEST(CliIncremental, APipelineStageSeesTheProgramsStateWrites) {
   // kModel plus a call counter the program writes back: state-writes drops the write-back
   // before lowering, so the Circle model shows nothing, yet every strategy would skip it.

@@ -4,6 +4,8 @@
 #include "tico/ir/sym_expr.h"
 #include "tico/support/error.h"
 
+#include <filesystem>
+
 namespace tico {
 namespace {
 
@@ -82,6 +84,24 @@ std::unique_ptr<CalibrationSource> openCalibrationSource(const Registry &registr
   if (!opened)
     throw Error("calibration source '" + chosen->spec.name + "' from " + chosen->from.str() + " returned nothing");
   return opened;
+}
+
+std::string calibrationDataPath(const Registry &registry, const CalibrationConfig &config) {
+  namespace fs = std::filesystem;
+  std::string location = config.path;
+  if (config.source.empty()) {
+    const auto colon = location.find(':');
+    if (colon != std::string::npos && registry.findCalibrationSource(location.substr(0, colon)))
+      location = location.substr(colon + 1);
+  }
+  std::error_code ec;
+  if (!location.empty() && fs::exists(location, ec))
+    return location;
+  // Options after the path ("tokens.bin,dtype=int32") are not part of it.
+  const auto comma = location.find(',');
+  if (comma != std::string::npos && fs::exists(location.substr(0, comma), ec))
+    return location.substr(0, comma);
+  return {};
 }
 
 } // namespace tico

@@ -39,6 +39,11 @@ struct CalibrationSetup {
 std::unique_ptr<CalibrationSource> openCalibrationSource(const Registry &registry, const CalibrationSetup &setup,
                                                          const Graph &graph);
 
+// The file or folder that `config`'s calibration data is read from ([SOURCE:]PATH[,OPTION=VALUE...],
+// or config.source with the path), or "" when it names none (example-inputs, random data). It is
+// an input of the run like the model: tools refuse outputs that are it or lie inside it.
+std::string calibrationDataPath(const Registry &registry, const CalibrationConfig &config);
+
 // One signature of a multi-signature conversion: the graph lowered with some dynamic input
 // dimensions fixed (tico/ir/specialize.h), as the subgraph and SignatureDef `name`.
 struct SignatureRequest {
