@@ -158,3 +158,51 @@ TEST(Pt2Consistency, RecordedShapesThatNoComputationProducesAreRefused) {
   });
   EXPECT_CONTAINS(loadError(out), "output features against the weight's rows: 7 against 3");
 }
+
+namespace {
+
+// The "shapes" fixture (permute, cat, reshape, a broadcast add, expand) with the recorded sizes
+// of `value` replaced by `sizes` (contiguous strides to match).
+std::string editedShapes(const std::string &value, const std::vector<int64_t> &sizes) {
+  return editedFixture("shapes", "models/model.json", [&](Json &p) {
+    Json s = Json::array(), st = Json::array();
+    int64_t stride = 1;
+    std::vector<int64_t> strides(sizes.size());
+    for (std::size_t i = sizes.size(); i-- > 0;) {
+      strides[i] = stride;
+      stride *= sizes[i];
+    }
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      s.push_back({{"as_int", sizes[i]}});
+      st.push_back({{"as_int", strides[i]}});
+    }
+    graphOf(p)["tensor_values"][value]["sizes"] = s;
+    graphOf(p)["tensor_values"][value]["strides"] = st;
+  });
+}
+
+} // namespace
+
+// Beyond the contracting ops: a record that its producer's inputs cannot give is refused at
+// import, naming the node, the rule and both shapes.
+TEST(Pt2Consistency, RecordedShapesOfViewsConcatenationsAndBroadcastsAreChecked) {
+  PT2_REQUIRE_FIXTURES();
+  std::string error = loadError(editedShapes("permute", {2, 3, 4}));
+  EXPECT_CONTAINS(error, "node 'permute' (aten::permute.default) has shapes that do not fit: output dimension 1 "
+                         "against input dimension 2: 3 against 4 ('permute' is [2, 3, 4], 'x' is [2, 3, 4])");
+  error = loadError(editedShapes("cat", {2, 9, 3}));
+  EXPECT_CONTAINS(error, "node 'cat' (aten::cat.default) has shapes that do not fit: the parts' dimension 1 adds up "
+                         "to 8, the output's is 9");
+  error = loadError(editedShapes("reshape", {2, 25}));
+  EXPECT_CONTAINS(error, "node 'reshape' (aten::reshape.default) has shapes that do not fit: a reshape from 48 "
+                         "elements to 50 ('cat' is [2, 8, 3], 'reshape' is [2, 25])");
+  error = loadError(editedShapes("add", {2, 23}));
+  EXPECT_CONTAINS(error, "node 'add' (aten::add.Tensor) has shapes that do not fit: dimension 1 of an operand (24) "
+                         "neither is 1 nor matches the output's (23)");
+  error = loadError(editedShapes("add", {3, 2, 24}));
+  EXPECT_CONTAINS(error, "output dimension 0 is 3 but every operand has 1 or nothing there");
+  error = loadError(editedShapes("slice_1", {2, 2, 4}));
+  EXPECT_CONTAINS(error, "node 'expand' (aten::expand.default) has shapes that do not fit: dimension 1 of an operand "
+                         "(2) neither is 1 nor matches the output's (5)");
+  EXPECT_CONTAINS(error, "the program's recorded shapes are damaged or were edited");
+}

@@ -103,7 +103,8 @@ TEST_P(Pt2Fixture, MatchesWhatTorchReadsBack) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, Pt2Fixture,
-                         ::testing::Values("linear", "conv", "tied", "dynamic", "buffers", "multi_output", "defaults"));
+                         ::testing::Values("linear", "conv", "tied", "dynamic", "buffers", "multi_output", "defaults",
+                                           "shapes"));
 
 TEST(Pt2Import, LinearNodeAndMetadata) {
   PT2_REQUIRE_FIXTURES();

@@ -85,6 +85,20 @@ class Defaults(nn.Module):
         return F.gelu(x).sum(1, keepdim=True), F.softmax(x, -1)
 
 
+class Shapes(nn.Module):
+    """A permute, a concatenation, a reshape, a broadcast and an expand: ops whose recorded
+    output shapes the frontend checks against their inputs'."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("bias", torch.linspace(-1.0, 1.0, 24))
+
+    def forward(self, x):
+        y = x.permute(0, 2, 1)
+        z = torch.cat([y, y * 2], 1)
+        return z.reshape(2, 24) + self.bias, x[:, :1, :].expand(2, 5, 4)
+
+
 FIXTURES = {
     "linear": (Linear, (torch.randn(2, 4),), None),
     "conv": (Conv, (torch.randn(1, 3, 8, 8),), None),
@@ -93,6 +107,7 @@ FIXTURES = {
     "buffers": (BuffersConstants, (torch.randn(2, 3),), None),
     "multi_output": (MultiOutput, (torch.randn(2, 4),), None),
     "defaults": (Defaults, (torch.randn(2, 5),), None),
+    "shapes": (Shapes, (torch.randn(2, 3, 4),), None),
 }
 
 

@@ -18,7 +18,7 @@ std::unique_ptr<Graph> readProgram(const Archive &archive, const std::string &pa
     // The DOM is built straight from the mapped bytes; nothing is read into a buffer first.
     Json program = parseJson(archive.read(json_name), json_name);
     std::unique_ptr<Graph> graph = GraphBuilder(archive, program, schemas).build();
-    checkContractionShapes(*graph);
+    checkRecordedShapes(*graph);
     TICO_INFO << path << ": " << graph->numNodes() << " nodes, " << graph->inputs().size() << " inputs, "
               << graph->outputs().size() << " outputs";
     return graph;
