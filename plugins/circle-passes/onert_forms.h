@@ -61,5 +61,6 @@ bool rewriteHardSwish(SubgraphEditor &e, int op);
 bool rewriteLowRankRmsNorm(SubgraphEditor &e, int op);
 bool rewriteIntegerAbs(SubgraphEditor &e, int op);
 bool rewriteConstantLhsBatchMatmul(SubgraphEditor &e, int op);
+bool rewriteInstanceNorm(SubgraphEditor &e, int op);
 
 } // namespace tico::circle_passes::onert_forms

@@ -14,9 +14,12 @@
 //                            wants rank >= 3)
 //   BATCH_MATMUL, constant LHS   the LHS read through a RESHAPE to its own shape (onert's
 //                            validator refuses a constant LHS; a computed one is fine)
+//   INSTANCE_NORM            (x - mean) * rsqrt(var + eps) * gamma + beta, statistics by MEAN over
+//                            the spatial axes (channels last); the fused activation on the last ADD
 //
 // All are exact except HARD_SWISH, whose value is PyTorch's definition evaluated in float32
-// (a fused kernel may round differently).
+// (a fused kernel may round differently), and INSTANCE_NORM, whose statistics are float32
+// MEANs (the fused kernel accumulates in double).
 #include "onert_forms.h"
 #include "onert_support.h"
 
@@ -267,6 +270,58 @@ bool rewriteLowRankRmsNorm(SubgraphEditor &e, int i) {
   for (std::size_t k = 0; k < missing; ++k)
     squeeze.squeeze_dims.push_back(static_cast<int32_t>(k));
   e.addOp(BuiltinOperator::SQUEEZE, {normed}, {out}, makeOptions(std::move(squeeze)), i);
+  return true;
+}
+
+bool rewriteInstanceNorm(SubgraphEditor &e, int i) {
+  if (e.code(i) != BuiltinOperator::INSTANCE_NORM || e.op(i).inputs.size() != 3 || e.op(i).outputs.size() != 1 ||
+      onertSupports(BuiltinOperator::INSTANCE_NORM, T::FLOAT32))
+    return false;
+  const auto *o = e.op(i).builtin_options.AsInstanceNormOptions();
+  const int32_t x = e.op(i).inputs[0], gamma = e.op(i).inputs[1], beta = e.op(i).inputs[2], out = e.op(i).outputs[0];
+  if (!o || !isPlain(e, x) || !isPlain(e, out) || e.tensor(x).type != T::FLOAT32 || e.tensor(out).type != T::FLOAT32 ||
+      e.tensor(gamma).type != T::FLOAT32 || e.tensor(beta).type != T::FLOAT32 || e.tensor(x).shape.size() < 3)
+    return false;
+  // Channels last: the statistics run over the spatial axes 1 .. rank-2, per sample and channel.
+  const Extent xe = extentOf(e.tensor(x));
+  Extent stats = xe;
+  std::vector<int32_t> axes;
+  for (std::size_t d = 1; d + 1 < xe.rank(); ++d) {
+    axes.push_back(static_cast<int32_t>(d));
+    stats = withDim(stats, d, 1);
+  }
+  const float epsilon = o->epsilon;
+  const circle::ActivationFunctionType activation = o->fused_activation_function;
+  e.removeOp(i);
+  circle::ReducerOptionsT keep;
+  keep.keep_dims = true;
+  const int32_t axes_tensor = int32Vector(e, axes, derivedName(e, out, "spatial_axes"));
+  auto binary = [&](BuiltinOperator code, int32_t a, int32_t b, const Extent &extent, const std::string &what) {
+    circle::BuiltinOptionsUnion options;
+    if (code == BuiltinOperator::SUB)
+      options = makeOptions(circle::SubOptionsT{});
+    else if (code == BuiltinOperator::MUL)
+      options = makeOptions(circle::MulOptionsT{});
+    else
+      options = makeOptions(circle::AddOptionsT{});
+    return emit(e, code, {a, b}, T::FLOAT32, extent, derivedName(e, out, what), std::move(options), i);
+  };
+  const int32_t mean =
+      emit(e, BuiltinOperator::MEAN, {x, axes_tensor}, T::FLOAT32, stats, derivedName(e, out, "mean"), makeOptions(keep), i);
+  const int32_t centered = binary(BuiltinOperator::SUB, x, mean, xe, "centered");
+  const int32_t squared = binary(BuiltinOperator::MUL, centered, centered, xe, "squared");
+  const int32_t variance = emit(e, BuiltinOperator::MEAN, {squared, axes_tensor}, T::FLOAT32, stats,
+                                derivedName(e, out, "variance"), makeOptions(keep), i);
+  const int32_t shifted =
+      binary(BuiltinOperator::ADD, variance, scalarConstant(e, T::FLOAT32, epsilon, derivedName(e, out, "epsilon")),
+             stats, "variance_eps");
+  const int32_t inverse =
+      emit(e, BuiltinOperator::RSQRT, {shifted}, T::FLOAT32, stats, derivedName(e, out, "rsqrt"), none(), i);
+  const int32_t normed = binary(BuiltinOperator::MUL, centered, inverse, xe, "normalized");
+  const int32_t scaled = binary(BuiltinOperator::MUL, normed, gamma, xe, "scaled");
+  circle::AddOptionsT add;
+  add.fused_activation_function = activation;
+  e.addOp(BuiltinOperator::ADD, {scaled, beta}, {out}, makeOptions(std::move(add)), i);
   return true;
 }
 

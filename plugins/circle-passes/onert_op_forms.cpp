@@ -17,6 +17,8 @@
 //   CEIL, RELU_N1_TO_1, PRELU, HARD_SWISH   element-wise forms
 //   RMS_NORM of rank < 3           EXPAND_DIMS, RMS_NORM, SQUEEZE
 //   BATCH_MATMUL, constant LHS     the LHS read through a RESHAPE to its own shape
+//   INSTANCE_NORM (no CPU kernel)  MEAN over the spatial axes, SUB, MUL, MEAN, ADD epsilon,
+//                                  RSQRT, MUL, MUL gamma, ADD beta (with the fused activation)
 //
 // Which (operator, type) pairs need a form comes from the measured matrix (onert_support.h,
 // docs/onert.md). The forms may use types onert still lacks for the new operator (GATHER on
@@ -39,7 +41,7 @@ bool rewrite(SubgraphEditor &e, int i) {
   for (auto form : {rewriteSlice, rewriteSplitV, rewriteTile, rewriteReverse, rewriteMirrorPad, rewriteResizeNearest,
                     rewriteGatherNd, rewriteEmptyConcatOperands, rewriteIntegerCumsum, rewriteSelect,
                     rewriteIntegerMaximum, rewriteIntegerAbs, rewriteReduceMin, rewriteCeil, rewriteReluN1To1,
-                    rewritePrelu, rewriteHardSwish, rewriteLowRankRmsNorm, rewriteConstantLhsBatchMatmul})
+                    rewritePrelu, rewriteHardSwish, rewriteLowRankRmsNorm, rewriteConstantLhsBatchMatmul, rewriteInstanceNorm})
     if (form(e, i))
       return true;
   return false;
@@ -58,7 +60,7 @@ void registerOnertOpForms(Registrar &r) {
       r, "onert-op-forms",
       "replace operators onert 0.2 lacks or miscomputes (SLICE/TILE/REVERSE_V2/SELECT_V2/MAXIMUM/ABS on integers, "
       "SPLIT_V, MIRROR_PAD, RESIZE_NEAREST_NEIGHBOR, GATHER_ND, REDUCE_MIN, CEIL, RELU_N1_TO_1, PRELU, HARD_SWISH, "
-      "RMS_NORM below rank 3, BATCH_MATMUL with a constant LHS) by "
+      "RMS_NORM below rank 3, BATCH_MATMUL with a constant LHS, INSTANCE_NORM) by "
       "operators it runs that compute the same values");
 }
 

@@ -40,9 +40,6 @@ EXPECTED_FAILURES: dict[str, list[ExpectedFailure]] = {
         _reload("the original package's eager kernel of circle_custom::attention returns None (the op stands for onert's fused attention); the case's reference is that attention written out", BOTH),
         _onert('ATTENTION (a Circle extension operator): onert 0.2 cannot load it ("Fail to load model: Unsupported operation: "); the built-in interpreter runs it and matches the reference', BOTH),
     ],
-    "CircleCustomInstanceNorm": [
-        _onert('INSTANCE_NORM: the CPU backend of onert 0.2 has no kernel for it ("KernelGenerator: NYI for operation \'InstanceNorm\'"); the built-in interpreter runs it and matches eager', BOTH),
-    ],
     "CircleCustomMxFakeQuantize": [
         ExpectedFailure("structure", "the model input is MXINT8 (Circle type -7), not float32: an input whose only reader is mx_fake_quantize is itself the MX tensor, as in the original converter's file (docs/quantization.md, \"MX\"); the built-in interpreter feeds it float32 values and matches eager", BOTH),
         _onert("MXINT8 tensors: onert 0.2 cannot load the model (NNFW_STATUS_ERROR when the session is created); the built-in interpreter runs it and matches eager", BOTH),
@@ -66,9 +63,6 @@ EXPECTED_FAILURES: dict[str, list[ExpectedFailure]] = {
     ],
     "ConvTranspose2dStride2Pad1": [
         _onert('TRANSPOSE_CONV: the CPU backend of onert 0.2 has no kernel for it ("KernelGenerator: NYI for operation \'TransposeConv\'"); the built-in interpreter runs it and matches eager', BOTH),
-    ],
-    "InstanceNorm2d": [
-        _onert('INSTANCE_NORM: the CPU backend of onert 0.2 has no kernel for it ("KernelGenerator: NYI for operation \'InstanceNorm\'"); the built-in interpreter runs it and matches eager', RAW),
     ],
     "Logit": [
         _onert('DIV by zero: onert 0.2 saturates 1 / 0 to float32 max where PyTorch gives inf, so logit(1) after run_decompositions (log(x / (1 - x))) is 88.7 instead of inf; the raw form is decomposed with a constant inf at x = 1 and passes; the built-in interpreter runs both and matches eager', DECOMPOSED),
@@ -168,9 +162,6 @@ EXTENDED_EXPECTED_FAILURES: dict[str, list[ExpectedFailure]] = {
     "IndexNegativeIndices": [
         ExpectedFailure('onert', 'wrong values on onert 0.2 (not yet bisected); Circle ops: [GATHER]', BOTH),
         ExpectedFailure('interpreter', "interpreter: operator #0 (GATHER) -> 'index': index -6 is out of range for dim 0 of size 6", BOTH),
-    ],
-    "InstanceNorm2dAffine": [
-        ExpectedFailure('onert', 'onert 0.2 rejects the model at session preparation (NNFW_STATUS_ERROR); Circle ops: [TRANSPOSE, INSTANCE_NORM, TRANSPOSE]', RAW),
     ],
     "InterpolateNearest3x": [
         ExpectedFailure('onert', 'onert 0.2 rejects the model at session preparation (NNFW_STATUS_ERROR); Circle ops: [TRANSPOSE, RESIZE_NEAREST_NEIGHBOR, TRANSPOSE]', BOTH),

@@ -77,6 +77,7 @@ FIXED: dict[str, set[str]] = {
     "BATCH_MATMUL (constant lhs)": {F32},
     "CEIL": {F32},
     "HARD_SWISH": {F32},
+    "INSTANCE_NORM": {F32},
     "RELU_N1_TO_1": {F32},
     "PRELU": {F32},
     "RESIZE_NEAREST_NEIGHBOR": {F32},

@@ -433,6 +433,32 @@ TEST(CirclePassOnertOpForms, FloatActivationForms) {
     EXPECT_EQ(out[k], in[k] * std::min(std::max(in[k] + 3.0f, 0.0f), 6.0f) / 6.0f) << k;
 }
 
+TEST(CirclePassOnertOpForms, InstanceNormBecomesStatisticsOnertRuns) {
+  // onert 0.2 has no CPU kernel for INSTANCE_NORM: MEANs over the spatial axes (channels last),
+  // RSQRT and the affine part, with the fused activation on the last ADD; within float32
+  // rounding of the kernel (which accumulates in double).
+  ModelBuilder b;
+  int32_t x = b.input("x", DType::Float32, {2, 3, 5, 4});
+  int32_t gamma = b.constant("gamma", f32({4}, {0.5f, 1.0f, 1.5f, -2.0f}));
+  int32_t beta = b.constant("beta", f32({4}, {0.25f, -0.5f, 0.0f, 1.0f}));
+  int32_t y = b.tensor("y", DType::Float32, {2, 3, 5, 4});
+  circle::InstanceNormOptionsT options;
+  options.epsilon = 1e-3f;
+  options.fused_activation_function = circle::ActivationFunctionType::RELU;
+  b.op(B::INSTANCE_NORM, {x, gamma, beta}, {y}, ModelBuilder::options(options));
+  b.output(y);
+  CircleModel m = b.model();
+  const double worst = expectSameOutputs(m, [](CircleModel &model) { EXPECT_TRUE(forms(model)); }, 1e-5);
+  EXPECT_LT(worst, 1e-5);
+  EXPECT_EQ(countOps(m, B::INSTANCE_NORM), 0u);
+  EXPECT_EQ(countOps(m, B::MEAN), 2u);
+  EXPECT_EQ(countOps(m, B::RSQRT), 1u);
+  const auto adds = opsOf(m, B::ADD);
+  ASSERT_FALSE(adds.empty());
+  EXPECT_EQ(adds.back()->outputs, (std::vector<int32_t>{y})); // the output keeps its writer's place
+  EXPECT_EQ(adds.back()->builtin_options.AsAddOptions()->fused_activation_function, circle::ActivationFunctionType::RELU);
+}
+
 TEST(CirclePassOnertOpForms, EmptyConcatenationOperandsAreDropped) {
   ModelBuilder b;
   int32_t x = b.input("x", DType::Float32, {2, 3});
