@@ -45,7 +45,8 @@ std::vector<Rule> rnnCellRules();    // rnn_tanh_cell, rnn_relu_cell, gru_cell, 
 std::vector<Rule> mathRules();       // ops with no Circle counterpart rewritten from ones that have (math_rules.cpp)
 std::vector<Rule> layoutRules();     // raw view/layout/matmul-family ops (layout_rules.cpp)
 std::vector<Rule> windowRules();     // pooling, padding and transposed-conv cases Circle lacks (window_rules.cpp)
-std::vector<Rule> cumsumRules();     // cumsum as a product with a triangular matrix (math_cumsum.cpp)
+std::vector<Rule> cumsumRules();
+std::vector<Rule> convenienceRules(); // numpy_T, mT, reshape_as, addcmul, lerp, logsumexp, ... (convenience.cpp)     // cumsum as a product with a triangular matrix (math_cumsum.cpp)
 
 // Registers a pass named `name` applying `rules`, with the `preserve` option.
 void registerDecomposePass(Registrar &registrar, std::string name, std::string summary, std::vector<Rule> rules);

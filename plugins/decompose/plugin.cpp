@@ -37,7 +37,7 @@ void registerAll(tico::Registrar &r) {
                         "dropout, slice_scatter, chunk, rnn cells, softplus, mish, ...)",
                         concat(normRules(), batchNormRules(), attentionRules(), dropoutRules(), activationRules(),
                                sliceScatterRules(), chunkRules(), rnnCellRules(), repeatInterleaveRules(), mathRules(),
-                               layoutRules(), windowRules()));
+                               layoutRules(), windowRules(), convenienceRules()));
 }
 
 } // namespace

@@ -797,6 +797,7 @@ import modules_ops_index  # noqa: E402,F401
 import modules_ops_shape  # noqa: E402,F401
 import modules_ops_misc  # noqa: E402,F401
 import modules_ops_unary  # noqa: E402,F401
+import modules_ops_convenience  # noqa: E402,F401
 
 # Programs that write (in-place ops, out= variants, copies into buffers and inputs).
 import modules_mutation  # noqa: E402,F401

@@ -172,9 +172,6 @@ EXTENDED_EXPECTED_FAILURES: dict[str, list[ExpectedFailure]] = {
     "InterpolateNearestSize": [
         ExpectedFailure('onert', 'onert 0.2 rejects the model at session preparation (NNFW_STATUS_ERROR); Circle ops: [TRANSPOSE, RESIZE_NEAREST_NEIGHBOR, TRANSPOSE]', BOTH),
     ],
-    "LogSumExp": [
-        ExpectedFailure('conversion', 'aten::logsumexp.default has no Circle lowering: no lowering registered', RAW),
-    ],
     "MaskedFillInt64": [
         ExpectedFailure('onert', 'onert 0.2 fails at inference (NNFW_STATUS_ERROR); Circle ops: [SELECT_V2]', BOTH),
     ],
