@@ -4,6 +4,8 @@
 // names.
 #include "incremental_manifest.h"
 
+#include "tico/support/json_integer.h"
+
 #include "manifest_view.h"
 
 #include "tico/circle/query.h"
@@ -154,7 +156,12 @@ std::vector<CircleDiagnostic> checkIncrementalManifest(const CircleModel &model)
         fail(path, "signature '" + key + "' is not in the file");
         continue;
       }
-      const auto sub = callables[c].at("subgraph").get<uint32_t>();
+      const auto given = jsonInteger<uint32_t>(callables[c].at("subgraph"));
+      if (!given) {
+        fail(path, "'subgraph' must be an integer in range, got " + callables[c].at("subgraph").dump());
+        continue;
+      }
+      const uint32_t sub = *given;
       if (sig->subgraph_index != sub || sub == 0 || sub >= model.subgraphs.size()) {
         fail(path, "signature '" + key + "' runs subgraph " + std::to_string(sig->subgraph_index) +
                        ", the manifest says " + std::to_string(sub));

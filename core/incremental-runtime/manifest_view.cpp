@@ -1,6 +1,7 @@
 #include "manifest_view.h"
 
 #include "tico/support/error.h"
+#include "tico/support/json_integer.h"
 
 #include <algorithm>
 #include <optional>
@@ -23,6 +24,14 @@ template <class Body> auto readingJson(Body &&body) -> decltype(body()) {
   } catch (const std::out_of_range &e) {
     bad(std::string("an index or name is out of range: ") + e.what());
   }
+}
+
+// The integer field `key` of `object`, which must fit T (a float or a negative count is refused).
+template <class T> T integerAt(const json &object, const char *key, const std::string &where) {
+  const auto value = jsonInteger<T>(object.at(key));
+  if (!value)
+    bad(where + ": '" + key + "' must be an integer in range, got " + object.at(key).dump());
+  return *value;
 }
 
 std::vector<std::string> names(const json &ports) {
@@ -83,8 +92,8 @@ static ManifestView parseStructure(const CircleModel &model, const json &m) {
     for (const auto &c : m.at("callables")) {
       CallableView cv;
       cv.signature = c.at("signature").get<std::string>();
-      cv.subgraph = c.at("subgraph").get<uint32_t>();
-      cv.est_macs = c.at("est_macs").get<uint64_t>();
+      cv.subgraph = integerAt<uint32_t>(c, "subgraph", "callable '" + cv.signature + "'");
+      cv.est_macs = integerAt<uint64_t>(c, "est_macs", "callable '" + cv.signature + "'");
       cv.inputs = names(c.at("inputs"));
       cv.outputs = names(c.at("outputs"));
       if (cv.subgraph == 0 || cv.subgraph >= model.subgraphs.size())
@@ -106,7 +115,7 @@ static ManifestView parseStructure(const CircleModel &model, const json &m) {
       RetainedView rv;
       rv.name = r.at("name").get<std::string>();
       rv.support = groupMask(v, r.at("support"), "retained value '" + rv.name + "'");
-      rv.bytes = r.at("bytes").get<uint64_t>();
+      rv.bytes = integerAt<uint64_t>(r, "bytes", "retained value '" + rv.name + "'");
       const std::string producer = r.at("producer").get<std::string>();
       auto p = callable_index.find(producer);
       if (p == callable_index.end())
@@ -139,7 +148,7 @@ static ManifestView parseStructure(const CircleModel &model, const json &m) {
       sv.name = s.at("name").get<std::string>();
       sv.monolith = s.at("kind").get<std::string>() == "monolith";
       sv.changed = groupMask(v, s.at("changed"), "strategy '" + sv.name + "'");
-      sv.est_macs = s.at("est_macs").get<uint64_t>();
+      sv.est_macs = integerAt<uint64_t>(s, "est_macs", "strategy '" + sv.name + "'");
       sv.reads = retainedList(s.at("reads_retained"), "strategy '" + sv.name + "'");
       sv.writes = retainedList(s.at("writes_retained"), "strategy '" + sv.name + "'");
       if (sv.monolith) {

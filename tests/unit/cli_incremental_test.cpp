@@ -283,6 +283,32 @@ TEST(CliIncremental, AForgedRetainedContractIsRefused) {
   expectRefusedEverywhere(c, m, "retained value 'tx' is declared INT8 [4,4], its producer 'region_x' writes FLOAT32 [2,8]");
 }
 
+TEST(CliIncremental, NumbersOutOfRangeAreRefusedNotCast) {
+  // Found by the incremental-manifest fuzzer: a count written as -1.0 was cast to an unsigned
+  // integer (undefined behaviour). Counts and indices must be integers that fit.
+  Converted c;
+  ASSERT_EQ(c.made.exit_code, 0) << c.made.output;
+  auto m = manifestOf(readCircleFile(c.dir / "m.circle"));
+  ASSERT_FALSE(m["strategies"].empty());
+  m["strategies"][0]["est_macs"] = -1.0;
+  expectRefusedEverywhere(c, m, "strategy 'monolithic': 'est_macs' must be an integer in range, got -1.0");
+  // 2^32 read into a subgraph index wrapped to 0 in verify's structural check.
+  m = manifestOf(readCircleFile(c.dir / "m.circle"));
+  m["callables"][0]["subgraph"] = 4294967296LL;
+  CircleModel model = readCircleFile(c.dir / "m.circle");
+  setManifest(model, m);
+  writeCircleFile(model, c.dir / "forged.circle");
+  const ToolResult verify = runTool(TICO_CIRCLE_PATH, {"verify", "--no-warnings", "forged.circle"}, c.dir.path());
+  EXPECT_EQ(verify.exit_code, 2) << verify.output;
+  EXPECT_NE(verify.output.find("manifest.callables[0]: 'subgraph' must be an integer in range, got 4294967296"),
+            std::string::npos)
+      << verify.output;
+  const ToolResult serve = runTool(TICO_CIRCLE_PATH, {"serve-incremental", "forged.circle", "--steps", "3"}, c.dir.path());
+  EXPECT_NE(serve.exit_code, 0) << serve.output;
+  EXPECT_NE(serve.output.find("'subgraph' must be an integer in range, got 4294967296"), std::string::npos)
+      << serve.output;
+}
+
 TEST(CliIncremental, ServeIncrementalReplaysTracesThroughTheRuntimeLayer) {
   Converted c;
   ASSERT_EQ(c.made.exit_code, 0) << c.made.output;

@@ -2,6 +2,7 @@
 #include "tico/llm/llm_spec.h"
 
 #include "tico/support/error.h"
+#include "tico/support/json_integer.h"
 
 #include <nlohmann/json.hpp>
 
@@ -86,6 +87,14 @@ std::string LlmSpec::metadataText(const CircleModel &model) {
   return *text;
 }
 
+// An integer field that must fit T (a float or an out-of-range number is refused, never cast).
+template <class T> T integer(const nlohmann::json &v, const char *what) {
+  const auto value = jsonInteger<T>(v);
+  if (!value)
+    throw Error(std::string("'") + what + "' must be an integer in range, got " + v.dump());
+  return *value;
+}
+
 LlmSpec LlmSpec::fromModel(const CircleModel &model) {
   const std::string text = metadataText(model);
   LlmSpec spec;
@@ -94,24 +103,26 @@ LlmSpec LlmSpec::fromModel(const CircleModel &model) {
     if (j.at("format") != "tico.llm" || j.at("version") != 1)
       throw Error("unknown format " + j.at("format").dump() + " version " + j.at("version").dump());
     spec.architecture = j.value("architecture", "");
-    spec.vocab_size = j.at("vocab_size").get<int64_t>();
-    spec.max_context = j.at("max_context").get<int64_t>();
-    spec.prefill_len = j.at("prefill_len").get<int64_t>();
+    spec.vocab_size = integer<int64_t>(j.at("vocab_size"), "vocab_size");
+    spec.max_context = integer<int64_t>(j.at("max_context"), "max_context");
+    spec.prefill_len = integer<int64_t>(j.at("prefill_len"), "prefill_len");
     spec.prefill_signature = j.value("prefill_signature", spec.prefill_signature);
     spec.decode_signature = j.value("decode_signature", spec.decode_signature);
     for (const auto &layer : j.at("cache")) {
       CacheLayer c;
-      c.kv_heads = layer.at("kv_heads").get<int64_t>();
-      c.head_dim = layer.at("head_dim").get<int64_t>();
+      c.kv_heads = integer<int64_t>(layer.at("kv_heads"), "kv_heads");
+      c.head_dim = integer<int64_t>(layer.at("head_dim"), "head_dim");
       if (layer.contains("window") && !layer.at("window").is_null())
-        c.window = layer.at("window").get<int64_t>();
+        c.window = integer<int64_t>(layer.at("window"), "window");
       spec.layers.push_back(c);
     }
     if (j.contains("bos_token_id") && !j.at("bos_token_id").is_null())
-      spec.bos_id = j.at("bos_token_id").get<int32_t>();
+      spec.bos_id = integer<int32_t>(j.at("bos_token_id"), "bos_token_id");
     if (j.contains("eos_token_ids"))
-      spec.eos_ids = j.at("eos_token_ids").get<std::vector<int32_t>>();
-    spec.pad_id = j.value("pad_token_id", 0);
+      for (const auto &id : j.at("eos_token_ids"))
+        spec.eos_ids.push_back(integer<int32_t>(id, "eos_token_ids"));
+    if (j.contains("pad_token_id"))
+      spec.pad_id = integer<int32_t>(j.at("pad_token_id"), "pad_token_id");
     spec.add_bos = j.value("add_bos", false);
     if (j.contains("chat_template") && j.at("chat_template").is_string())
       spec.chat_template = j.at("chat_template").get<std::string>();
