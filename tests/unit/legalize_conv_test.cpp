@@ -57,8 +57,34 @@ const std::string kGrouped = R"(graph @main {
   return %y
 })";
 
-TEST_F(LegalizeConvTest, GroupedConvolutionSplitsIntoOneConvPerGroup) {
+TEST_F(LegalizeConvTest, GroupedConvolutionRunsChannelsLastWithOneSplit) {
+  // float32: one permute to NHWC, one split of the channels, a circle::conv2d per group, one cat
+  // and one permute back (no transpose pair per group).
   auto g = parseWithPlugins(kGrouped);
+  ASSERT_TRUE(runLegalizePass(*g, "decompose-grouped-conv2d"));
+  EXPECT_EQ(countOps(*g, "circle::conv2d.default"), 2u);
+  EXPECT_EQ(countOps(*g, "aten::conv2d.default"), 0u);
+  EXPECT_EQ(countOps(*g, "aten::split.Tensor"), 1u);
+  EXPECT_EQ(countOps(*g, "aten::slice.Tensor"), 0u);
+  EXPECT_EQ(countOps(*g, "aten::cat.default"), 1u);
+  EXPECT_EQ(countOps(*g, "aten::permute.default"), 2u) << "the weights are rearranged as views";
+  EXPECT_EQ(findOp(*g, "aten::cat.default")->arg("dim").asInt(), 3);
+  for (const auto &n : g->nodes())
+    if (n->op() == OpKey("circle", "conv2d")) {
+      EXPECT_TRUE(n->input(1)->isConstant()) << "weight slices are views";
+      EXPECT_EQ(n->input(1)->constant()->storage, g->findValue("w")->constant()->storage);
+      EXPECT_EQ(n->input(1)->shape(), (Shape{3, 3, 3, 2})) << "OHWI";
+    }
+  EXPECT_FALSE(runLegalizePass(*g, "decompose-grouped-conv2d"));
+  expectSameResults(kGrouped, "decompose-grouped-conv2d", {ramp({2, 4, 5, 5})});
+}
+
+TEST_F(LegalizeConvTest, GroupedConvolutionOfOtherDtypesSplitsIntoOneConvPerGroup) {
+  // The original's form where the channels-last ops do not apply (here float64).
+  std::string text = kGrouped;
+  for (std::size_t at; (at = text.find("f32")) != std::string::npos;)
+    text.replace(at, 3, "f64");
+  auto g = parseWithPlugins(text);
   ASSERT_TRUE(runLegalizePass(*g, "decompose-grouped-conv2d"));
   EXPECT_EQ(countOps(*g, "aten::conv2d.default"), 2u);
   EXPECT_EQ(countOps(*g, "aten::cat.default"), 1u);
@@ -70,7 +96,6 @@ TEST_F(LegalizeConvTest, GroupedConvolutionSplitsIntoOneConvPerGroup) {
       EXPECT_EQ(n->input(1)->constant()->storage, g->findValue("w")->constant()->storage);
     }
   EXPECT_FALSE(runLegalizePass(*g, "decompose-grouped-conv2d"));
-  expectSameResults(kGrouped, "decompose-grouped-conv2d", {ramp({2, 4, 5, 5})});
 }
 
 TEST_F(LegalizeConvTest, RegularAndDepthwiseConvolutionsAreNotGrouped) {
