@@ -11,9 +11,10 @@
 // Booleans are read as the original's YAML loader reads them (YAML 1.1: true/false, yes/no,
 // on/off in lower, Title or UPPER case).
 //
-// `circle_optimize` (0.3.0: run the Circle O1 optimization after serialization) is not a
-// compile-config field here: it selects tico's Circle O1 stages (circle-o1.yaml), which the
-// caller appends to the pipeline.
+// `circle_optimize` (0.3.0: run the Circle O1 optimization after serialization, on unless
+// set false) is not a compile-config field here: it chooses the pipeline. tico's default
+// pipeline runs the O1 optimizations (its `optimize` stage); false selects minimal.yaml, the
+// same pipeline without them.
 #pragma once
 
 #include "tico/pipeline/compile_config.h"
@@ -27,8 +28,8 @@ inline constexpr const char *kLatestConfigVersion = "1.0";
 
 // What a config file asks for beyond the compile config.
 struct CompatRequests {
-  // circle_optimize: true (unset: false, tico's default pipeline is O0).
-  bool circle_optimize = false;
+  // circle_optimize (unset: true, as in the original: the default pipeline optimizes).
+  bool circle_optimize = true;
 };
 
 // Applies the fields of the file at `path` to `config`. Throws tico::Error; problems in the

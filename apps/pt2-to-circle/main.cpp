@@ -67,15 +67,16 @@ int run(int argc, char **argv) {
     tico::log::setLevel(tico::log::Level::Debug);
 
   // Everything the user wrote is checked before any plugin is loaded or any file is read.
+  // circle_optimize: false selects the packaged pipeline without the O1 stage (minimal.yaml).
   const std::string pipeline = defaultPipeline();
   tico::requireRegularFile(input, "input model");
-  tico::checkOutputTarget(output, {input, config_path, pipeline}, force);
-  tico::Manifest manifest = tico::Manifest::load(pipeline);
-  if (!config_path.empty() && tico::compat::applyCompatConfig(config_path, manifest.config).circle_optimize) {
-    // The Circle O1 stages packaged next to the default pipeline run on the lowered model,
-    // after the pipeline's own Circle stages.
-    manifest.append(tico::Manifest::load((fs::path(pipeline).parent_path() / "circle-o1.yaml").string()));
-  }
+  tico::CompileConfig scratch; // the file is read once for the pipeline it selects, then onto that pipeline's config
+  const bool optimize = config_path.empty() || tico::compat::applyCompatConfig(config_path, scratch).circle_optimize;
+  const std::string chosen = optimize ? pipeline : (fs::path(pipeline).parent_path() / "minimal.yaml").string();
+  tico::checkOutputTarget(output, {input, config_path, chosen}, force);
+  tico::Manifest manifest = tico::Manifest::load(chosen);
+  if (!config_path.empty())
+    tico::compat::applyCompatConfig(config_path, manifest.config);
 
   tico::PluginSet plugins;
   tico::Registry registry;

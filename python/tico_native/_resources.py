@@ -18,6 +18,7 @@ BIN_DIR = PACKAGE_DIR / "bin"
 RECIPE_DIR = PACKAGE_DIR / "share" / "tico" / "quant"
 DEFAULT_PIPELINE = PIPELINE_DIR / "default.yaml"
 CIRCLE_O1_PIPELINE = PIPELINE_DIR / "circle-o1.yaml"
+MINIMAL_PIPELINE = PIPELINE_DIR / "minimal.yaml"  # default.yaml without its O1 `optimize` stage
 
 
 def plugin_dirs() -> list[str]:

@@ -88,15 +88,20 @@ def _pipelines_and_config(pipeline: str | os.PathLike | None, config: Any) -> tu
     """The manifests to run and the compile config for the extension.
 
     ``circle_optimize`` (the original 0.3.0's switch for its Circle O1 optimization after
-    serialization, on in its CompileConfigV1) is not a compile-config field in tico: when true,
-    the packaged Circle O1 stages (circle-o1.yaml) follow the pipeline's."""
+    serialization, on in its CompileConfigV1) is not a compile-config field in tico. The
+    packaged default pipeline already runs the O1 optimizations (its ``optimize`` stage):
+    False selects the packaged minimal.yaml (the same pipeline without them) when no pipeline
+    is given; True with a pipeline of the caller's appends the packaged Circle O1 stages
+    (circle-o1.yaml)."""
     fields = _config_dict(config)
     pipelines = [_resources.pipeline_path(pipeline)]
     if _CIRCLE_OPTIMIZE in fields:
         optimize = fields.pop(_CIRCLE_OPTIMIZE)
         if not isinstance(optimize, bool):
             raise ConfigError(f"config key '{_CIRCLE_OPTIMIZE}' must be True or False, got {optimize!r}")
-        if optimize:
+        if pipeline is None and not optimize:
+            pipelines = [str(_resources.MINIMAL_PIPELINE)]
+        elif pipeline is not None and optimize:
             pipelines.append(str(_resources.CIRCLE_O1_PIPELINE))
     return pipelines, fields
 

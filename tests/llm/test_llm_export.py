@@ -52,8 +52,9 @@ def test_weights_stored_once(exported):
     constant = [{t["buffer"] for t in sg["tensors"] if t["bytes"] >= 1024} for sg in doc["subgraphs"]]
     assert constant[0] and constant[0] == constant[1]
     # parameters() yields a tied embedding once; the rest of the payload is small constants
-    # (RoPE frequencies, norms' 1 + w, shapes) and the metadata.
-    weight_bytes = sum(p.numel() * 4 for p in model.parameters())
+    # (RoPE frequencies, norms' 1 + w, shapes) and the metadata. Parameters with equal values
+    # (the test model's identical norm weights) are one buffer (deduplicate-constants).
+    weight_bytes = sum(len(b) for b in {p.detach().float().numpy().tobytes() for p in model.parameters()})
     assert weight_bytes <= doc["buffers"]["payload_bytes"] < weight_bytes * 1.15 + 8192, (doc["buffers"], weight_bytes)
 
 

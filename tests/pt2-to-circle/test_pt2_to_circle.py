@@ -98,16 +98,16 @@ def test_config_with_only_the_version_changes_nothing(pt2, tmp_path):
     assert (tmp_path / "a.circle").read_bytes() == (tmp_path / "b.circle").read_bytes()
 
 
-def test_circle_optimize_appends_the_circle_o1_stages(pt2, tmp_path):
-    # The original 0.3.0's circle_optimize: its Circle O1 optimization after serialization. Here
-    # the O1 stages of circle-o1.yaml run on the lowered model: the RELU is fused into the
-    # FULLY_CONNECTED (fuse-activation-function), which the default pipeline leaves separate.
+def test_circle_optimize_false_selects_the_minimal_pipeline(pt2, tmp_path):
+    # The original 0.3.0's circle_optimize (on unless set false): its Circle O1 optimization
+    # after serialization. tico's default pipeline runs the O1 stage, which fuses the RELU into
+    # the FULLY_CONNECTED; false selects minimal.yaml, which leaves the RELU separate.
     on = write(tmp_path / "on.yaml", 'version: "1.0"\ncircle_optimize: true\n')
     off = write(tmp_path / "off.yaml", 'version: "1.0"\ncircle_optimize: false\n')
     assert run("-i", pt2, "-o", tmp_path / "on.circle", "-c", on).returncode == 0
     assert run("-i", pt2, "-o", tmp_path / "off.circle", "-c", off).returncode == 0
     assert run("-i", pt2, "-o", tmp_path / "plain.circle").returncode == 0
-    assert (tmp_path / "off.circle").read_bytes() == (tmp_path / "plain.circle").read_bytes()
+    assert (tmp_path / "on.circle").read_bytes() == (tmp_path / "plain.circle").read_bytes()
     assert "RELU" in operators(tmp_path / "off.circle")
     assert "RELU" not in operators(tmp_path / "on.circle")
     assert "FULLY_CONNECTED" in operators(tmp_path / "on.circle")

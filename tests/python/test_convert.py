@@ -133,7 +133,8 @@ class LinearRelu(torch.nn.Module):
 
 def test_circle_optimize_of_the_originals_config_runs_the_circle_o1_stages():
     # The original 0.3.0's CompileConfigV1 has circle_optimize (on by default): its Circle O1
-    # optimization. Here it appends the packaged circle-o1.yaml stages, which fuse the RELU.
+    # optimization. tico's default pipeline runs it (the RELU is fused); False selects the
+    # packaged minimal.yaml, which leaves the RELU.
     class CompileConfigV1Like:
         def __init__(self, circle_optimize):
             self.circle_optimize = circle_optimize
@@ -148,7 +149,8 @@ def test_circle_optimize_of_the_originals_config_runs_the_circle_o1_stages():
     plain = tico_native.convert(model, (x,), config=CompileConfigV1Like(False))
     assert "RELU" not in operator_counts(optimized)
     assert "RELU" in operator_counts(plain)
-    assert plain.circle_binary == tico_native.convert(model, (x,)).circle_binary
+    assert optimized.circle_binary == tico_native.convert(model, (x,)).circle_binary
+    assert plain.circle_binary == tico_native.convert(model, (x,), pipeline=tico_native._resources.MINIMAL_PIPELINE).circle_binary
     with torch.no_grad():
         expected = model(x)
     for circle in (optimized, plain):
