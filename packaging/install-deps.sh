@@ -68,6 +68,10 @@ fi
 # torchao (PT2E quantization: the quantization suite's prepare_pt2e/convert_pt2e models) depends
 # on torch without pinning it; --no-deps keeps it from touching the pinned torch.
 "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-deps "torchao==0.18.0"
+# Resemblyzer ships a trained 3-layer LSTM speaker encoder (pretrained.pt) that the model suite
+# converts (tests/models/test_trained_lstm.py); only the weights file is read, so its audio
+# dependencies (librosa, webrtcvad) are not installed.
+"$venv/bin/python" -m pip install -q --disable-pip-version-check --no-deps "resemblyzer==0.1.4"
 # onert only publishes pre-releases; pin the one the suite is validated with.
 "$venv/bin/python" -m pip install -q --disable-pip-version-check --pre "onert==0.2.0.dev250922"
 

@@ -42,6 +42,7 @@ std::vector<Rule> activationRules(); // mish, softplus, log_sigmoid, celu, selu,
 std::vector<Rule> chunkRules();      // chunk, unsafe_chunk
 std::vector<Rule> repeatInterleaveRules(); // repeat_interleave with a static int count
 std::vector<Rule> rnnCellRules();    // rnn_tanh_cell, rnn_relu_cell, gru_cell, lstm_cell
+std::vector<Rule> rnnSequenceRules(); // lstm, gru, rnn_tanh, rnn_relu over a whole sequence (rnn_sequences.cpp)
 std::vector<Rule> mathRules();       // ops with no Circle counterpart rewritten from ones that have (math_rules.cpp)
 std::vector<Rule> layoutRules();     // raw view/layout/matmul-family ops (layout_rules.cpp)
 std::vector<Rule> windowRules();     // pooling, padding and transposed-conv cases Circle lacks (window_rules.cpp)

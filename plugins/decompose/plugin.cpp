@@ -34,9 +34,9 @@ void registerAll(tico::Registrar &r) {
                         cumsumRules());
   registerDecomposePass(r, "decompose-composite-ops",
                         "Decompose the composite ops torch.export.export records that no lowering takes (norms, sdpa, "
-                        "dropout, slice_scatter, chunk, rnn cells, softplus, mish, ...)",
+                        "dropout, slice_scatter, chunk, rnn cells and sequences, softplus, mish, ...)",
                         concat(normRules(), batchNormRules(), attentionRules(), dropoutRules(), activationRules(),
-                               sliceScatterRules(), chunkRules(), rnnCellRules(), repeatInterleaveRules(), mathRules(),
+                               sliceScatterRules(), chunkRules(), rnnCellRules(), rnnSequenceRules(), repeatInterleaveRules(), mathRules(),
                                layoutRules(), windowRules(), convenienceRules()));
 }
 

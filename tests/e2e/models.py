@@ -401,6 +401,97 @@ class GRUCellManual(nn.Module):
 
 
 # ---------------------------------------------------------------------------
+# Full-sequence recurrent layers (aten::lstm.input, gru.input, rnn_tanh/relu.input), unrolled by
+# the decompose plugin (rnn_sequences.cpp).
+# ---------------------------------------------------------------------------
+
+
+class _Recurrent(nn.Module):
+    rtol = MODEL_RTOL
+    atol = MODEL_ATOL
+    layer: type[nn.Module] = nn.LSTM
+    options: dict = {}
+    batch_first = True
+    with_state = False
+    shape = (2, 6, 5)  # batch-first (batch, steps, features)
+
+    def __init__(self):
+        super().__init__()
+        self.rnn = self.layer(5, 8, batch_first=self.batch_first, **self.options)
+
+    def _state_shape(self):
+        layers = self.options.get("num_layers", 1) * (2 if self.options.get("bidirectional") else 1)
+        return (layers, self.shape[0], self.options.get("proj_size", 0) or 8)
+
+    def forward(self, x, *state):
+        if not self.with_state:
+            out, last = self.rnn(x)
+        elif self.layer is nn.LSTM:
+            out, last = self.rnn(x, (state[0], state[1]))
+        else:
+            out, last = self.rnn(x, state[0])
+        return (out, *last) if isinstance(last, tuple) else (out, last)
+
+    def get_example_inputs(self):
+        x = randn(*self.shape, seed=1) if self.batch_first else randn(self.shape[1], self.shape[0], self.shape[2], seed=1)
+        if not self.with_state:
+            return (x,), {}
+        h = randn(*self._state_shape(), seed=2)
+        if self.layer is nn.LSTM:
+            c = randn(*self._state_shape()[:2], 8, seed=3)
+            return (x, h, c), {}
+        return (x, h), {}
+
+
+@e2e_case
+class LSTMSequence(_Recurrent):
+    """One-layer LSTM over a batch-first sequence, zero initial state."""
+
+
+@e2e_case
+class LSTMStackedBidirectional(_Recurrent):
+    """Two layers, both directions, initial states given, time-first input."""
+
+    options = {"num_layers": 2, "bidirectional": True}
+    batch_first = False
+    with_state = True
+
+
+@e2e_case
+class LSTMProjected(_Recurrent):
+    """An LSTM with a projection (proj_size): h is W_hr of the cell's output."""
+
+    options = {"num_layers": 2, "proj_size": 4}
+    with_state = True
+
+
+@e2e_case
+class GRUSequence(_Recurrent):
+    """Two-layer bidirectional GRU, batch-first, zero initial state."""
+
+    layer = nn.GRU
+    options = {"num_layers": 2, "bidirectional": True}
+
+
+@e2e_case
+class RNNTanhSequence(_Recurrent):
+    """Plain tanh RNN with a given initial state, no biases."""
+
+    layer = nn.RNN
+    options = {"bias": False}
+    with_state = True
+
+
+@e2e_case
+class RNNReluSequence(_Recurrent):
+    """ReLU RNN, two layers, time-first."""
+
+    layer = nn.RNN
+    options = {"nonlinearity": "relu", "num_layers": 2}
+    batch_first = False
+
+
+# ---------------------------------------------------------------------------
 # Tied embeddings: the output projection is the embedding matrix.
 # ---------------------------------------------------------------------------
 
