@@ -45,7 +45,7 @@ bool fuseActivationIntoProducer(SubgraphEditor &e, int i, const ActivationFusion
   if (*activation == circle::ActivationFunctionType::TANH && !policy.allow_tanh)
     return false;
   const int32_t t = act.inputs[0], y = act.outputs[0];
-  if (!e.validTensor(t) || !e.validTensor(y) || !isPlainFloat32(e.tensor(t)) || !sameContract(e.tensor(t), e.tensor(y)))
+  if (!e.validTensor(t) || !e.validTensor(y) || !isFloat32Activation(e.tensor(t)) || !sameContract(e.tensor(t), e.tensor(y)))
     return false;
   const int producer = e.producer(t);
   if (producer < 0 || e.sideEffects(producer) || e.op(producer).outputs.size() != 1 || !e.onlyUseIs(t, i) ||

@@ -180,7 +180,7 @@ bool fuseAfterTranspose(SubgraphEditor &e, int a, int32_t y, int32_t c, int32_t 
     return false;
   auto perm = transposePermutation(e, t_op);
   const int32_t u = e.op(t_op).inputs[0];
-  if (!perm || !e.validTensor(u) || !isPlainFloat32(e.tensor(u)) || !sameQuantization(e.tensor(u), e.tensor(y)))
+  if (!perm || !e.validTensor(u) || !isFloat32Activation(e.tensor(u)) || !sameQuantization(e.tensor(u), e.tensor(y)))
     return false;
   const int l_op = e.producer(u);
   if (l_op < 0 || !e.onlyUseIs(u, t_op) || !hasNoFusedActivation(e.op(l_op)))
@@ -213,7 +213,7 @@ bool fuseAfter(SubgraphEditor &e, int a) {
     if (code == BuiltinOperator::SUB && k == 1)
       break; // c - y is not affine in the bias alone
     const int32_t y = e.op(a).inputs[k], c = e.op(a).inputs[1 - k];
-    if (!e.validTensor(y) || !e.validTensor(z) || !isPlainFloat32(e.tensor(y)) ||
+    if (!e.validTensor(y) || !e.validTensor(z) || !isFloat32Activation(e.tensor(y)) ||
         !sameContract(e.tensor(y), e.tensor(z)))
       continue;
     if (fuseAfterTranspose(e, a, y, c, z))
@@ -261,11 +261,12 @@ bool fuseBefore(SubgraphEditor &e, int l_op) {
     if (code == BuiltinOperator::SUB && k == 1)
       break;
     const int32_t x = affine.inputs[k], c = affine.inputs[1 - k];
-    if (!e.validTensor(x) || !isPlainFloat32(e.tensor(x)) || !sameContract(e.tensor(x), e.tensor(xp)))
+    if (!e.validTensor(x) || !isFloat32Activation(e.tensor(x)) || !sameContract(e.tensor(x), e.tensor(xp)))
       continue;
     const auto &xshape = e.tensor(x).shape;
-    if (xshape.empty())
-      continue;
+    const auto &xsignature = e.tensor(x).shape_signature;
+    if (xshape.empty() || (!xsignature.empty() && xsignature.back() < 0))
+      continue; // the channels must be static (other dims may be dynamic)
     int64_t channels = depthwise ? xshape.back() : in_channels;
     auto cv = channelVector(e, c, xshape, channels);
     if (!cv)

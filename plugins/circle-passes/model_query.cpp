@@ -19,6 +19,10 @@ bool isPlainFloat32(const CircleTensor &t) {
   return t.type == circle::TensorType::FLOAT32 && !isQuantized(t) && !isDynamic(t) && !t.is_variable;
 }
 
+bool isFloat32Activation(const CircleTensor &t) {
+  return t.type == circle::TensorType::FLOAT32 && !isQuantized(t) && !t.is_variable;
+}
+
 std::optional<AF> activationForOperator(BuiltinOperator code) {
   switch (code) {
   case BuiltinOperator::RELU: return AF::RELU;

@@ -21,6 +21,10 @@ int64_t elementCount(const std::vector<int32_t> &shape);
 std::vector<int64_t> dims64(const CircleTensor &t);
 // A float32 tensor without quantization, static, not variable.
 bool isPlainFloat32(const CircleTensor &t);
+// A float32 activation a fusion may rewire: not quantized, not variable; dynamic dims allowed
+// (the fusions change parameters and operator outputs, never a shape, so a dynamic batch or
+// sequence does not matter as long as the constants involved are plain).
+bool isFloat32Activation(const CircleTensor &t);
 
 // Activation codes that stand alone as operators, and their fused-activation counterpart.
 std::optional<circle::ActivationFunctionType> activationForOperator(BuiltinOperator code);

@@ -49,6 +49,34 @@ TEST(CirclePassFuseLinear, BatchNormAfterConvolutionFoldsIntoWeightsAndBias) {
   EXPECT_EQ(valuesOf<float>(*m.buffers[original_weights].data), randomFloats(72, 21));
 }
 
+TEST(CirclePassFuseLinear, ADynamicBatchDoesNotStopTheFolding) {
+  // A model exported with a dynamic batch: the activations' signatures hold -1, the constants
+  // and the channels are static. The batch norm folds and the RELU fuses as for a static batch.
+  ModelBuilder b;
+  int32_t x = b.input("x", DType::Float32, {1, 3, 3, 2}, {-1, 3, 3, 2});
+  int32_t w = b.constant("w", f32({4, 3, 3, 2}, randomFloats(72, 21)));
+  int32_t bias = b.constant("b", f32({4}, {0.1f, 0.2f, -0.3f, 0.0f}));
+  int32_t scale = b.constant("scale", f32({1, 1, 1, 4}, {0.5f, 1.5f, -2.0f, 0.75f}));
+  int32_t c = b.tensor("conv", DType::Float32, {1, 3, 3, 4}, {-1, 3, 3, 4});
+  int32_t s = b.tensor("scaled", DType::Float32, {1, 3, 3, 4}, {-1, 3, 3, 4});
+  int32_t y = b.tensor("y", DType::Float32, {1, 3, 3, 4}, {-1, 3, 3, 4});
+  b.op(BuiltinOperator::CONV_2D, {x, w, bias}, {c}, conv2dOptions(ActivationFunctionType::NONE, circle::Padding::SAME));
+  b.op(BuiltinOperator::MUL, {c, scale}, {s}, mulOptions());
+  b.op(BuiltinOperator::RELU, {s}, {y});
+  b.output(y);
+  CircleModel m = b.model();
+  expectSameOutputs(m, [](CircleModel &model) {
+    EXPECT_TRUE(runCirclePass(model, "fuse-linear-ops"));
+    EXPECT_TRUE(runCirclePass(model, "fuse-activation-function"));
+    runCirclePass(model, "dce");
+  });
+  ASSERT_EQ(opCodes(m), std::vector<BuiltinOperator>{BuiltinOperator::CONV_2D});
+  const CircleOperator &conv = m.subgraphs[0].operators[0];
+  EXPECT_EQ(conv.builtin_options.AsConv2DOptions()->fused_activation_function, ActivationFunctionType::RELU);
+  EXPECT_EQ(tensorAt(m, conv.outputs[0]).name, "y");
+  EXPECT_EQ(tensorAt(m, conv.outputs[0]).shape_signature, (std::vector<int32_t>{-1, 3, 3, 4}));
+}
+
 TEST(CirclePassFuseLinear, BroadcastRankFourChannelConstantFolds) {
   CircleModel m = convBatchNorm({1, 1, 1, 4});
   expectSameOutputs(m, [](CircleModel &model) {
