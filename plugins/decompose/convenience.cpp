@@ -278,6 +278,21 @@ Replacement cosineSimilarity(Builder &b, Node &n) {
   return one(b.div(A(dotted), A(sqrt(b, clamped))));
 }
 
+// The p-norm (p > 0 or infinite) of `diff` over its last dim: amax(|d|), sum(|d|),
+// sqrt(sum(d^2)) or sum(|d|^p)^(1/p).
+Value *pNormOfLastDim(Builder &b, Value *diff, double p, bool keepdim) {
+  Value *magnitude = abs(b, diff);
+  auto sumLast = [&](Value *v) { return b.make("aten::sum.dim_IntList", {A(v), Ints({-1}), A(keepdim)}); };
+  if (std::isinf(p))
+    return b.make("aten::amax.default", {A(magnitude), Ints({-1}), A(keepdim)});
+  if (p == 1.0)
+    return sumLast(magnitude);
+  if (p == 2.0)
+    return sqrt(b, sumLast(b.mul(A(diff), A(diff))));
+  Value *powered = b.make("aten::pow.Tensor_Scalar", {A(magnitude), A(p)});
+  return b.make("aten::pow.Tensor_Scalar", {A(sumLast(powered)), A(1.0 / p)});
+}
+
 Replacement pairwiseDistance(Builder &b, Node &n) {
   Value *x1 = n.input("x1"), *x2 = n.input("x2");
   if (!isFloat32(x1) || !isFloat32(x2))
@@ -287,16 +302,7 @@ Replacement pairwiseDistance(Builder &b, Node &n) {
   Value *diff = b.add(A(b.sub(A(x1), A(x2))), A(eps));
   if (diff->rank() == 0 || p <= 0.0)
     return std::nullopt;
-  Value *magnitude = abs(b, diff);
-  auto sumLast = [&](Value *v) { return b.make("aten::sum.dim_IntList", {A(v), Ints({-1}), A(keepdim)}); };
-  if (std::isinf(p))
-    return one(b.make("aten::amax.default", {A(magnitude), Ints({-1}), A(keepdim)}));
-  if (p == 1.0)
-    return one(sumLast(magnitude));
-  if (p == 2.0)
-    return one(sqrt(b, sumLast(b.mul(A(diff), A(diff)))));
-  Value *powered = b.make("aten::pow.Tensor_Scalar", {A(magnitude), A(p)});
-  return one(b.make("aten::pow.Tensor_Scalar", {A(sumLast(powered)), A(1.0 / p)}));
+  return one(pNormOfLastDim(b, diff, p, keepdim));
 }
 
 Replacement oneHot(Builder &b, Node &n) {
@@ -518,16 +524,7 @@ Replacement cdist(Builder &b, Node &n) {
     return std::nullopt;
   Value *diff = b.sub(A(b.make("aten::unsqueeze.default", {A(x1), A(int64_t{-2})})),
                       A(b.make("aten::unsqueeze.default", {A(x2), A(int64_t{-3})})));
-  Value *magnitude = abs(b, diff);
-  auto sumLast = [&](Value *v) { return b.make("aten::sum.dim_IntList", {A(v), Ints({-1})}); };
-  if (std::isinf(p))
-    return one(b.make("aten::amax.default", {A(magnitude), Ints({-1})}));
-  if (p == 1.0)
-    return one(sumLast(magnitude));
-  if (p == 2.0)
-    return one(sqrt(b, sumLast(b.mul(A(diff), A(diff)))));
-  Value *powered = b.make("aten::pow.Tensor_Scalar", {A(magnitude), A(p)});
-  return one(b.make("aten::pow.Tensor_Scalar", {A(sumLast(powered)), A(1.0 / p)}));
+  return one(pNormOfLastDim(b, diff, p, false));
 }
 
 // tensordot(a, b, dims_a, dims_b): the contracted dims of a moved last and of b first, both

@@ -211,19 +211,24 @@ TEST(CliIncremental, VerifyFindsARetainedContractThatDiffersAcrossAFrontierEdge)
 // it (moving an input to another group gave 15 of 30 steps that differed from the monolith). Now
 // verify reports the contradiction with the model's dataflow and serve-incremental refuses to
 // start, both naming it.
-void expectRefusedEverywhere(const Converted &c, const nlohmann::json &forged, const std::string &problem) {
+// The model with `forged` as its manifest: verify reports `verify_text`, serve-incremental
+// refuses to start naming `problem`.
+void expectRefused(const Converted &c, const nlohmann::json &forged, const std::string &verify_text,
+                   const std::string &problem) {
   CircleModel model = readCircleFile(c.dir / "m.circle");
   setManifest(model, forged);
   writeCircleFile(model, c.dir / "forged.circle");
   const ToolResult verify = runTool(TICO_CIRCLE_PATH, {"verify", "--no-warnings", "forged.circle"}, c.dir.path());
   EXPECT_EQ(verify.exit_code, 2) << verify.output;
-  EXPECT_NE(verify.output.find("ERROR [INCREMENTAL_MANIFEST] manifest: incremental manifest: " + problem),
-            std::string::npos)
-      << verify.output;
+  EXPECT_NE(verify.output.find(verify_text), std::string::npos) << verify.output;
   const ToolResult serve =
       runTool(TICO_CIRCLE_PATH, {"serve-incremental", "forged.circle", "--steps", "30", "--check"}, c.dir.path());
   EXPECT_NE(serve.exit_code, 0) << serve.output;
   EXPECT_NE(serve.output.find(problem), std::string::npos) << serve.output;
+}
+
+void expectRefusedEverywhere(const Converted &c, const nlohmann::json &forged, const std::string &problem) {
+  expectRefused(c, forged, "ERROR [INCREMENTAL_MANIFEST] manifest: incremental manifest: " + problem, problem);
 }
 
 TEST(CliIncremental, AnInputMovedToAnotherGroupIsRefused) {
@@ -295,18 +300,8 @@ TEST(CliIncremental, NumbersOutOfRangeAreRefusedNotCast) {
   // 2^32 read into a subgraph index wrapped to 0 in verify's structural check.
   m = manifestOf(readCircleFile(c.dir / "m.circle"));
   m["callables"][0]["subgraph"] = 4294967296LL;
-  CircleModel model = readCircleFile(c.dir / "m.circle");
-  setManifest(model, m);
-  writeCircleFile(model, c.dir / "forged.circle");
-  const ToolResult verify = runTool(TICO_CIRCLE_PATH, {"verify", "--no-warnings", "forged.circle"}, c.dir.path());
-  EXPECT_EQ(verify.exit_code, 2) << verify.output;
-  EXPECT_NE(verify.output.find("manifest.callables[0]: 'subgraph' must be an integer in range, got 4294967296"),
-            std::string::npos)
-      << verify.output;
-  const ToolResult serve = runTool(TICO_CIRCLE_PATH, {"serve-incremental", "forged.circle", "--steps", "3"}, c.dir.path());
-  EXPECT_NE(serve.exit_code, 0) << serve.output;
-  EXPECT_NE(serve.output.find("'subgraph' must be an integer in range, got 4294967296"), std::string::npos)
-      << serve.output;
+  expectRefused(c, m, "manifest.callables[0]: 'subgraph' must be an integer in range, got 4294967296",
+                "'subgraph' must be an integer in range, got 4294967296");
 }
 
 TEST(CliIncremental, ServeIncrementalReplaysTracesThroughTheRuntimeLayer) {
