@@ -70,13 +70,16 @@ int run(int argc, char **argv) {
   // circle_optimize: false selects the packaged pipeline without the O1 stage (minimal.yaml).
   const std::string pipeline = defaultPipeline();
   tico::requireRegularFile(input, "input model");
-  tico::CompileConfig scratch; // the file is read once for the pipeline it selects, then onto that pipeline's config
-  const bool optimize = config_path.empty() || tico::compat::applyCompatConfig(config_path, scratch).circle_optimize;
+  // The file is read once, applied first for the pipeline it selects, then onto that pipeline's config.
+  const std::string config_text = config_path.empty() ? std::string() : tico::readRegularFile(config_path, "config file");
+  tico::CompileConfig scratch;
+  const bool optimize =
+      config_path.empty() || tico::compat::applyCompatConfigText(config_text, config_path, scratch).circle_optimize;
   const std::string chosen = optimize ? pipeline : (fs::path(pipeline).parent_path() / "minimal.yaml").string();
   tico::checkOutputTarget(output, {input, config_path, chosen}, force);
   tico::Manifest manifest = tico::Manifest::load(chosen);
   if (!config_path.empty())
-    tico::compat::applyCompatConfig(config_path, manifest.config);
+    tico::compat::applyCompatConfigText(config_text, config_path, manifest.config);
 
   tico::PluginSet plugins;
   tico::Registry registry;

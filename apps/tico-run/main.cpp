@@ -245,10 +245,9 @@ int run(int argc, char **argv) {
   // Calibration data is an input too (only known now: the recipe may name it): no output may
   // replace a calibration file or land in a calibration folder.
   tico::CalibrationConfig given_calibration = manifest.calibration;
-  if (!calibration.empty()) {
-    given_calibration.source.clear();
-    given_calibration.path = calibration;
-  }
+  tico::CalibrationConfig command_line;
+  command_line.path = calibration;
+  given_calibration.merge(command_line); // as the driver merges them
   if (const std::string data = tico::calibrationDataPath(registry, given_calibration); !data.empty())
     for (const std::string &out : {output, encodings_path, writes_manifest ? sidecar : std::string()}) {
       if (out.empty())

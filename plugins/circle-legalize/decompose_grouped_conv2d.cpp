@@ -28,19 +28,12 @@ public:
   bool matchAndRewrite(Node &node, rewrite::Rewriter &rewriter) override { return decompose(rewriter, node); }
 
 private:
-  static bool staticDims(const Shape &shape) {
-    for (const Dim &d : shape)
-      if (d.isSymbolic())
-        return false;
-    return true;
-  }
-
   static bool channelsLast(rewrite::Rewriter &rewriter, Builder &b, Node &node, int64_t groups, int64_t in_group,
                            int64_t out_group) {
     Value *x = node.input(0);
     Value *w = node.input(1);
     const Value *out = node.output();
-    if (x->dtype() != DType::Float32 || w->dtype() != DType::Float32 || !staticDims(w->shape()))
+    if (x->dtype() != DType::Float32 || w->dtype() != DType::Float32 || !isStatic(w->shape()))
       return false;
     auto stride = staticInts(node.arg("stride"), 2);
     auto dilation = staticInts(node.arg("dilation"), 2);

@@ -25,13 +25,6 @@ const std::vector<int64_t> kToNchw = {0, 3, 1, 2};
 
 bool isFloat32(const Value *v) { return v->dtype() == DType::Float32; }
 
-bool staticDims(const Shape &shape) {
-  for (const Dim &d : shape)
-    if (d.isSymbolic())
-      return false;
-  return true;
-}
-
 // Replaces `node`'s output `index` by circle op `op` applied to `args` (whose first argument is
 // the channels-last input, already built), with `to_channels_last` the permutation that took
 // the input there.
@@ -54,7 +47,7 @@ bool isTransposed(const Node &node) {
 bool legalizeConvolution(Node &node, rewrite::Rewriter &rewriter) {
   Value *x = node.input(0);
   Value *w = node.input(1);
-  if (x->rank() != 4 || w->rank() != 4 || !isFloat32(x) || !isFloat32(w) || !staticDims(w->shape()) ||
+  if (x->rank() != 4 || w->rank() != 4 || !isFloat32(x) || !isFloat32(w) || !isStatic(w->shape()) ||
       x->shape()[1].isSymbolic())
     return false;
   auto stride = staticInts(node.arg("stride"), 2);

@@ -148,7 +148,9 @@ Replacement hypot(Builder &b, Node &n) {
   Value *x = n.input("self"), *y = n.input("other");
   if (!isFloat32(x) || !isFloat32(y))
     return std::nullopt;
-  return one(sqrt(b, b.add(A(b.mul(A(x), A(x))), A(b.mul(A(y), A(y))))));
+  Value *xx = b.mul(A(x), A(x));
+  Value *yy = b.mul(A(y), A(y));
+  return one(sqrt(b, b.add(A(xx), A(yy))));
 }
 
 Replacement logaddexp(Builder &b, Node &n) {
@@ -159,7 +161,9 @@ Replacement logaddexp(Builder &b, Node &n) {
   Value *gap = neg(b, abs(b, b.sub(A(x), A(y))));
   Value *sum = b.add(A(high), A(log1p(b, exp(b, gap))));
   // Equal infinities: the gap is NaN, the sum is that infinity.
-  return one(where(b, b.make("aten::eq.Tensor", {A(x), A(y)}), A(b.add(A(x), A(std::log(2.0)))), A(sum)));
+  Value *equal = b.make("aten::eq.Tensor", {A(x), A(y)});
+  Value *doubled = b.add(A(x), A(std::log(2.0)));
+  return one(where(b, equal, A(doubled), A(sum)));
 }
 
 Replacement xlogy(Builder &b, Node &n) {
@@ -273,7 +277,9 @@ Replacement cosineSimilarity(Builder &b, Node &n) {
   const double eps = numberArg(n, "eps", 1e-8);
   auto sumOver = [&](Value *v) { return b.make("aten::sum.dim_IntList", {A(v), Ints({dim})}); };
   Value *dotted = sumOver(b.mul(A(x1), A(x2)));
-  Value *norms = b.mul(A(sumOver(b.mul(A(x1), A(x1)))), A(sumOver(b.mul(A(x2), A(x2)))));
+  Value *squares1 = sumOver(b.mul(A(x1), A(x1)));
+  Value *squares2 = sumOver(b.mul(A(x2), A(x2)));
+  Value *norms = b.mul(A(squares1), A(squares2));
   Value *clamped = b.make("aten::clamp_min.default", {A(norms), A(eps * eps)});
   return one(b.div(A(dotted), A(sqrt(b, clamped))));
 }
@@ -317,19 +323,16 @@ Replacement oneHot(Builder &b, Node &n) {
   return one(b.cast(b.make("aten::eq.Tensor", {A(column), A(range)}), DType::Int64));
 }
 
-std::optional<std::vector<int64_t>> staticShape(const Value *x) {
-  std::vector<int64_t> out;
-  for (const Dim &d : x->shape()) {
-    if (!d.isStatic())
-      return std::nullopt;
-    out.push_back(d.value());
-  }
-  return out;
+// The sizes of x when every dim is static.
+std::optional<std::vector<int64_t>> staticSizes(const Value *x) {
+  if (!isStatic(x->shape()))
+    return std::nullopt;
+  return hintSizes(x->shape());
 }
 
 Replacement pixelUnshuffle(Builder &b, Node &n) {
   Value *x = n.input("self");
-  const auto shape = staticShape(x);
+  const auto shape = staticSizes(x);
   const std::optional<int64_t> r = passes::staticInt(n.arg("downscale_factor"));
   if (!shape || !r || *r < 1 || shape->size() < 3)
     return std::nullopt;
@@ -354,7 +357,7 @@ Replacement pixelUnshuffle(Builder &b, Node &n) {
 
 Replacement channelShuffle(Builder &b, Node &n) {
   Value *x = n.input("self");
-  const auto shape = staticShape(x);
+  const auto shape = staticSizes(x);
   const std::optional<int64_t> groups = passes::staticInt(n.arg("groups"));
   if (!shape || !groups || *groups < 1 || shape->size() < 3 || (*shape)[1] % *groups != 0)
     return std::nullopt;
@@ -371,7 +374,7 @@ Replacement channelShuffle(Builder &b, Node &n) {
 
 // The diagonal (offset, dims d1 and d2) of a statically shaped x, as the last dim of the result.
 Value *diagonalOf(Builder &b, Value *x, int64_t offset, int64_t d1, int64_t d2) {
-  const auto shape = staticShape(x);
+  const auto shape = staticSizes(x);
   const int64_t rank = x->rank();
   if (!shape || rank < 2)
     return nullptr;
@@ -428,13 +431,6 @@ Value *int64Constant(Builder &b, const std::vector<int64_t> &values, const std::
                     suffix);
 }
 
-Shape shapeOf(const std::vector<int64_t> &dims) {
-  Shape out;
-  for (int64_t d : dims)
-    out.push_back(Dim(d));
-  return out;
-}
-
 // tensor_split(x, sections, dim): the first size % sections pieces one longer (PyTorch's rule).
 Replacement tensorSplit(Builder &b, Node &n) {
   Value *x = n.input("self");
@@ -460,7 +456,7 @@ Replacement tensorSplit(Builder &b, Node &n) {
 // [..., windows, size, ...] and the window dim moved last.
 Replacement unfold(Builder &b, Node &n) {
   Value *x = n.input("self");
-  const auto shape = staticShape(x);
+  const auto shape = staticSizes(x);
   const std::optional<int64_t> size = passes::staticInt(n.arg("size"));
   const std::optional<int64_t> step = passes::staticInt(n.arg("step"));
   if (!shape || shape->empty() || !size || !step || *size < 1 || *step < 1)
@@ -478,7 +474,7 @@ Replacement unfold(Builder &b, Node &n) {
   std::vector<int64_t> split = *shape;
   split[static_cast<std::size_t>(dim)] = *size;
   split.insert(split.begin() + dim, windows);
-  Value *windowed = b.reshape(gathered, shapeOf(split));
+  Value *windowed = b.reshape(gathered, staticShape(split));
   std::vector<int64_t> perm = iota(static_cast<int64_t>(split.size()));
   perm.erase(perm.begin() + dim + 1);
   perm.push_back(dim + 1);
@@ -488,7 +484,7 @@ Replacement unfold(Builder &b, Node &n) {
 // kron(a, b) of equal ranks: a[i, None, j, None] * b[None, k, None, l], reshaped.
 Replacement kron(Builder &b, Node &n) {
   Value *x = n.input("self"), *y = n.input("other");
-  const auto xs = staticShape(x), ys = staticShape(y);
+  const auto xs = staticSizes(x), ys = staticSizes(y);
   if (!xs || !ys || xs->size() != ys->size() || xs->empty())
     return std::nullopt;
   std::vector<int64_t> xi, yi, out;
@@ -497,8 +493,9 @@ Replacement kron(Builder &b, Node &n) {
     yi.insert(yi.end(), {1, (*ys)[d]});
     out.push_back((*xs)[d] * (*ys)[d]);
   }
-  Value *product = b.mul(A(b.reshape(x, shapeOf(xi))), A(b.reshape(y, shapeOf(yi))));
-  return one(b.reshape(product, shapeOf(out)));
+  Value *spread_x = b.reshape(x, staticShape(xi));
+  Value *spread_y = b.reshape(y, staticShape(yi));
+  return one(b.reshape(b.mul(A(spread_x), A(spread_y)), staticShape(out)));
 }
 
 // linalg_cross(a, b, dim) over a dim of 3: a[1,2,0] b[2,0,1] - a[2,0,1] b[1,2,0].
@@ -512,7 +509,14 @@ Replacement cross(Builder &b, Node &n) {
     return std::nullopt;
   Value *next = int64Constant(b, {1, 2, 0}, "next"), *after = int64Constant(b, {2, 0, 1}, "after");
   auto pick = [&](Value *v, Value *index) { return b.make("aten::index_select.default", {A(v), A(dim), A(index)}); };
-  return one(b.sub(A(b.mul(A(pick(x, next)), A(pick(y, after)))), A(b.mul(A(pick(x, after)), A(pick(y, next))))));
+  // One node per statement: the order of a call's arguments is unspecified, the graph's must not be.
+  Value *x_next = pick(x, next);
+  Value *y_after = pick(y, after);
+  Value *first = b.mul(A(x_next), A(y_after));
+  Value *x_after = pick(x, after);
+  Value *y_next = pick(y, next);
+  Value *second = b.mul(A(x_after), A(y_next));
+  return one(b.sub(A(first), A(second)));
 }
 
 // cdist(x1 [..., P, M], x2 [..., R, M], p): the p-norm of x1[..., :, None, :] - x2[..., None, :, :]
@@ -522,8 +526,9 @@ Replacement cdist(Builder &b, Node &n) {
   const double p = numberArg(n, "p", 2.0);
   if (!isFloat32(x1) || !isFloat32(x2) || x1->rank() < 2 || x2->rank() < 2 || p <= 0.0)
     return std::nullopt;
-  Value *diff = b.sub(A(b.make("aten::unsqueeze.default", {A(x1), A(int64_t{-2})})),
-                      A(b.make("aten::unsqueeze.default", {A(x2), A(int64_t{-3})})));
+  Value *rows = b.make("aten::unsqueeze.default", {A(x1), A(int64_t{-2})});
+  Value *columns = b.make("aten::unsqueeze.default", {A(x2), A(int64_t{-3})});
+  Value *diff = b.sub(A(rows), A(columns));
   return one(pNormOfLastDim(b, diff, p, false));
 }
 
@@ -531,7 +536,7 @@ Replacement cdist(Builder &b, Node &n) {
 // flattened to matrices, one mm, reshaped to a's free dims then b's.
 Replacement tensordot(Builder &b, Node &n) {
   Value *x = n.input("self"), *y = n.input("other");
-  const auto xs = staticShape(x), ys = staticShape(y);
+  const auto xs = staticSizes(x), ys = staticSizes(y);
   const auto dx = staticInts(n.arg("dims_self")), dy = staticInts(n.arg("dims_other"));
   if (!xs || !ys || !dx || !dy || dx->size() != dy->size() || !isFloat32(x) || !isFloat32(y))
     return std::nullopt;
@@ -565,11 +570,11 @@ Replacement tensordot(Builder &b, Node &n) {
     if ((*xs)[static_cast<std::size_t>(normalizeDim((*dx)[i], x->rank()))] !=
         (*ys)[static_cast<std::size_t>(normalizeDim((*dy)[i], y->rank()))])
       return std::nullopt;
-  Value *a = b.reshape(b.permute(x, px), shapeOf({mx, kx}));
-  Value *c = b.reshape(b.permute(y, py), shapeOf({ky, my}));
+  Value *a = b.reshape(b.permute(x, px), staticShape({mx, kx}));
+  Value *c = b.reshape(b.permute(y, py), staticShape({ky, my}));
   std::vector<int64_t> out = fx;
   out.insert(out.end(), fy.begin(), fy.end());
-  return one(b.reshape(b.make("aten::mm.default", {A(a), A(c)}), shapeOf(out)));
+  return one(b.reshape(b.make("aten::mm.default", {A(a), A(c)}), staticShape(out)));
 }
 
 } // namespace

@@ -58,9 +58,12 @@ void step(Builder &b, Cell cell, const Weights &w, Value *xw, Value *&h, Value *
     h = unary(b, cell == Cell::RnnTanh ? "tanh" : "relu", b.add(A(xw), A(hw)));
     return;
   case Cell::Gru: {
-    Value *r = unary(b, "sigmoid", b.add(A(block(b, xw, 0, hidden)), A(block(b, hw, 0, hidden))));
-    Value *z = unary(b, "sigmoid", b.add(A(block(b, xw, 1, hidden)), A(block(b, hw, 1, hidden))));
-    Value *n = unary(b, "tanh", b.add(A(block(b, xw, 2, hidden)), A(b.mul(A(r), A(block(b, hw, 2, hidden))))));
+    // One node per statement: the order of a call's arguments is unspecified, the graph's must not be.
+    Value *xr = block(b, xw, 0, hidden), *xz = block(b, xw, 1, hidden), *xn = block(b, xw, 2, hidden);
+    Value *hr = block(b, hw, 0, hidden), *hz = block(b, hw, 1, hidden), *hn = block(b, hw, 2, hidden);
+    Value *r = unary(b, "sigmoid", b.add(A(xr), A(hr)));
+    Value *z = unary(b, "sigmoid", b.add(A(xz), A(hz)));
+    Value *n = unary(b, "tanh", b.add(A(xn), A(b.mul(A(r), A(hn)))));
     h = b.add(A(n), A(b.mul(A(z), A(b.sub(A(h), A(n))))));
     return;
   }
@@ -70,7 +73,9 @@ void step(Builder &b, Cell cell, const Weights &w, Value *xw, Value *&h, Value *
     Value *f = unary(b, "sigmoid", block(b, gates, 1, hidden));
     Value *g = unary(b, "tanh", block(b, gates, 2, hidden));
     Value *o = unary(b, "sigmoid", block(b, gates, 3, hidden));
-    c = b.add(A(b.mul(A(f), A(c))), A(b.mul(A(i), A(g))));
+    Value *kept = b.mul(A(f), A(c));
+    Value *written = b.mul(A(i), A(g));
+    c = b.add(A(kept), A(written));
     h = b.mul(A(o), A(unary(b, "tanh", c)));
     if (w.w_hr)
       h = linear(b, h, w.w_hr, nullptr);

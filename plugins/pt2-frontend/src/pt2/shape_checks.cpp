@@ -13,13 +13,6 @@
 namespace tico::pt2 {
 namespace {
 
-std::string shapeText(const Shape &shape) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i)
-    out += (i ? ", " : "") + (shape[i].isStatic() ? std::to_string(shape[i].value()) : shape[i].expr());
-  return out + "]";
-}
-
 // Dimension `index` of `v` (negative from the end) when it is static.
 std::optional<int64_t> dim(const Value *v, int64_t index) {
   if (!v)
@@ -53,7 +46,7 @@ public:
 
   [[noreturn]] void fail(const std::string &what, const Value *a, const Value *b) const {
     throw Error("node '" + node_.name() + "' (" + node_.op().str() + ") has shapes that do not fit: " + what + " ('" +
-                a->name() + "' is " + shapeText(a->shape()) + ", '" + b->name() + "' is " + shapeText(b->shape()) +
+                a->name() + "' is " + shapeString(a->shape()) + ", '" + b->name() + "' is " + shapeString(b->shape()) +
                 "); the program's recorded shapes are damaged or were edited");
   }
 private:
@@ -62,15 +55,9 @@ private:
 
 // The element count of a fully static shape.
 std::optional<int64_t> staticCount(const Value *v) {
-  if (!v || !v->isTensor())
+  if (!v || !v->isTensor() || !isStatic(v->shape()))
     return std::nullopt;
-  int64_t n = 1;
-  for (const Dim &d : v->shape()) {
-    if (!d.isStatic())
-      return std::nullopt;
-    n *= d.value();
-  }
-  return n;
+  return numElementsHint(v->shape());
 }
 
 const Value *tensorOrNull(const Value *v) { return v && v->isTensor() ? v : nullptr; }
