@@ -1,12 +1,16 @@
 // deduplicate-constants: one buffer and one tensor per distinct constant.
 //
-// Buffers: two buffers with the same bytes (found by a content hash, confirmed by comparing
-// the bytes) are merged when every tensor that refers to either has the same type and shape,
+// Buffers: two buffers with the same bytes are merged when every tensor that refers to either has the same type and shape,
 // so a merged payload is never reinterpreted. Buffers of variable tensors (mutable state) and
 // metadata buffers are left alone. Tensors: within a subgraph, constant tensors with the same
 // buffer and contract (type, shape, quantization) are merged, so that `cse` sees equal
 // operands as the same tensor. The first occurrence (lowest index) is kept; graph outputs are
 // never replaced.
+//
+// Cost: only buffers of the same type and shape are compared, first by a fingerprint of a few
+// sampled windows, then byte by byte. A content hash of every payload would read every weight
+// byte on every run of the pass (an LLM's gigabytes, twice per until_no_change stage); trained
+// and random weights differ in the first window already.
 #include "constants.h"
 #include "pass_registration.h"
 #include "passes.h"
@@ -14,48 +18,65 @@
 #include "tico/circle/edit.h"
 
 #include <cstring>
+#include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace tico::circle_passes {
 namespace {
 
-// Widened payloads (the dtype policy's float32 views of half-precision weights) are hashed and
-// compared through their 16-bit source, so deduplication never converts a model's weights in
-// memory; a widened payload and a plain one are never merged (a missed merge is harmless).
-DType widenedFrom(const TensorData &data) {
-  return data.storage && data.storage->widenedFrom() ? data.storage->widenedFromDType() : DType::Unknown;
+// Converted payloads (the dtype policy's float32 views of half-precision weights) are compared
+// through their 16-bit source, so deduplication never converts a model's weights in memory; a
+// converted payload and a plain one are never merged (a missed merge is harmless).
+struct Conversion {
+  DType from = DType::Unknown, to = DType::Unknown;
+  bool operator==(const Conversion &) const = default;
+};
+
+Conversion conversionOf(const TensorData &data) {
+  if (!data.storage || !data.storage->convertedFrom())
+    return {};
+  return {data.storage->convertedFromDType(), data.storage->convertedToDType()};
 }
 
-// Calls `fn(pointer, size)` on the row-major bytes of `data` (of its 16-bit source when it is
-// widened), copying only strided views.
+// The view whose bytes are compared: the 16-bit source of a converted payload, else itself.
+TensorData comparedView(const TensorData &data) {
+  if (conversionOf(data).from == DType::Unknown)
+    return data;
+  TensorData source = data;
+  source.storage = data.storage->convertedFrom();
+  source.dtype = data.storage->convertedFromDType();
+  return source;
+}
+
+// Calls `fn(pointer, size)` on the row-major bytes of the compared view, copying only strided
+// views.
 template <typename Fn> auto withBytes(const TensorData &data, Fn &&fn) {
-  if (widenedFrom(data) != DType::Unknown) {
-    TensorData narrow = data;
-    narrow.storage = data.storage->widenedFrom();
-    narrow.dtype = widenedFrom(data);
-    std::vector<std::byte> bytes = narrow.contiguousBytes();
-    return fn(bytes.data(), bytes.size());
-  }
-  if (data.isContiguous())
-    return fn(data.data(), data.nbytes());
-  std::vector<std::byte> bytes = data.contiguousBytes();
+  const TensorData view = comparedView(data);
+  if (view.isContiguous())
+    return fn(view.data(), view.nbytes());
+  std::vector<std::byte> bytes = view.contiguousBytes();
   return fn(bytes.data(), bytes.size());
 }
 
-uint64_t contentHash(const TensorData &data) {
+// FNV-1a over three 64-byte windows (start, middle, end) of the compared bytes.
+uint64_t fingerprint(const TensorData &data) {
   return withBytes(data, [](const std::byte *p, std::size_t n) {
-    uint64_t h = 1469598103934665603ull; // FNV-1a
-    for (std::size_t i = 0; i < n; ++i) {
-      h ^= static_cast<uint8_t>(p[i]);
-      h *= 1099511628211ull;
-    }
+    uint64_t h = 1469598103934665603ull;
+    constexpr std::size_t kWindow = 64;
+    const std::size_t starts[] = {0, n / 2 > kWindow / 2 ? n / 2 - kWindow / 2 : 0, n > kWindow ? n - kWindow : 0};
+    for (std::size_t start : starts)
+      for (std::size_t i = start; i < std::min(n, start + kWindow); ++i) {
+        h ^= static_cast<uint8_t>(p[i]);
+        h *= 1099511628211ull;
+      }
     return h ^ n;
   });
 }
 
 bool sameBytes(const TensorData &a, const TensorData &b) {
-  if (a.nbytes() != b.nbytes() || widenedFrom(a) != widenedFrom(b))
+  if (a.nbytes() != b.nbytes() || !(conversionOf(a) == conversionOf(b)))
     return false;
   return withBytes(a, [&](const std::byte *pa, std::size_t n) {
     return withBytes(b, [&](const std::byte *pb, std::size_t) { return n == 0 || std::memcmp(pa, pb, n) == 0; });
@@ -87,8 +108,13 @@ bool mergeBuffers(CircleModel &model) {
       u.type = t.type;
       u.shape = t.shape;
     }
-  // Representative per (hash, type, shape), in buffer order.
-  std::map<std::tuple<uint64_t, int, std::vector<int32_t>>, std::vector<uint32_t>> groups;
+  // Representatives per (type, shape), in buffer order, with their fingerprints (computed only
+  // when a second buffer of that type and shape turns up).
+  struct Representative {
+    uint32_t buffer;
+    std::optional<uint64_t> fingerprint;
+  };
+  std::map<std::pair<int, std::vector<int32_t>>, std::vector<Representative>> groups;
   std::vector<uint32_t> replacement(model.buffers.size());
   bool changed = false;
   for (uint32_t b = 0; b < model.buffers.size(); ++b) {
@@ -96,15 +122,22 @@ bool mergeBuffers(CircleModel &model) {
     const auto &data = model.buffers[b].data;
     if (b == 0 || !data || !uses[b].eligible || !uses[b].seen)
       continue;
-    auto &candidates = groups[{contentHash(*data), static_cast<int>(uses[b].type), uses[b].shape}];
-    for (uint32_t c : candidates)
-      if (sameBytes(*model.buffers[c].data, *data)) {
-        replacement[b] = c;
+    auto &candidates = groups[{static_cast<int>(uses[b].type), uses[b].shape}];
+    std::optional<uint64_t> own;
+    for (Representative &c : candidates) {
+      const TensorData &other = *model.buffers[c.buffer].data;
+      if (!c.fingerprint)
+        c.fingerprint = fingerprint(other);
+      if (!own)
+        own = fingerprint(*data);
+      if (*c.fingerprint == *own && sameBytes(other, *data)) {
+        replacement[b] = c.buffer;
         changed = true;
         break;
       }
+    }
     if (replacement[b] == b)
-      candidates.push_back(b);
+      candidates.push_back({b, own});
   }
   if (!changed)
     return false;
