@@ -48,6 +48,20 @@ std::string millis(std::chrono::nanoseconds ns) {
   return buf;
 }
 
+// --config FIELD=true|false: a field of the manifest's `config` block, set over the manifest's
+// own value (docs/pipeline.md has the fields).
+void applyConfigSetting(tico::CompileConfig &config, const std::string &setting) {
+  const auto eq = setting.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw tico::Error("--config takes FIELD=true|false, got '" + setting + "'");
+  const std::string field = setting.substr(0, eq), value = setting.substr(eq + 1);
+  if (value != "true" && value != "false")
+    throw tico::Error("--config " + field + ": the value must be true or false, got '" + value + "'");
+  if (!config.set(field, value == "true"))
+    throw tico::Error("--config: unknown config field '" + field + "'" +
+                      tico::didYouMean(field, tico::CompileConfig::fieldNames()));
+}
+
 int run(int argc, char **argv) {
   CLI::App app{"tico-run: convert torch.export programs (.pt2) to Circle models through plugins"};
   app.set_version_flag("--version", std::string("tico-run ") + TICO_VERSION);
@@ -127,6 +141,11 @@ int run(int argc, char **argv) {
   std::vector<std::string> signatures;
   std::vector<std::string> signature_output_names;
   std::vector<std::string> metadata_files;
+  std::vector<std::string> config_settings;
+  app.add_option("--config", config_settings,
+                 "FIELD=true|false: set a field of the pipeline's config block (repeat), e.g. float16_weights=false "
+                 "for a file onert loads (docs/pipeline.md lists the fields)")
+      ->allow_extra_args(false);
   app.add_option("--signature", signatures,
                  "lower once per signature: NAME:INPUT.DIM=SIZE[,INPUT.DIM=SIZE...] fixes dynamic input dimensions "
                  "(repeat per signature; e.g. prefill:input_ids.1=128 and decode:input_ids.1=1); the file holds a "
@@ -228,6 +247,8 @@ int run(int argc, char **argv) {
       tico::checkOutputTarget(output, {pipeline_path}, force);
     manifest = tico::Manifest::load(pipeline_path);
   }
+  for (const std::string &setting : config_settings)
+    applyConfigSetting(manifest.config, setting);
   if (!quant_recipe.empty())
     manifest.insertQuantization(tico::Manifest::load(quant_recipe));
   if (incremental)

@@ -1,13 +1,24 @@
-// store-float16-weights: float32 constants that the dtype policy widened from float16 weights
-// (their payload is a view of Storage::widenedToFloat32 over float16 bytes) are stored as the
-// original FLOAT16 bytes again, and a DEQUANTIZE (FLOAT16 -> FLOAT32, the TFLite convention
-// for float16 weights) recreates the float32 tensor before its first reader. The file carries
-// half the weight bytes; the values are the same, since widening float16 is exact.
+// store-float16-weights: the weights of a half-precision checkpoint are stored as FLOAT16, and a
+// DEQUANTIZE (FLOAT16 -> FLOAT32, the TFLite convention for float16 weights) recreates the
+// float32 tensor before its first reader. The file carries half the weight bytes.
 //
-// Consumers: the built-in interpreter runs DEQUANTIZE from FLOAT16. onert 0.2 does not (it
-// rejects the model at load: "OperationValidator failed"), so the pass is not part of the
-// default pipeline. Weights widened from bfloat16 stay float32: FLOAT16 cannot hold bfloat16's
-// exponent range, and no runtime here has BFLOAT16 tensors.
+// Which constants: float32 constants whose payload the dtype policy widened from the checkpoint's
+// 16-bit weights (a view of Storage::converted over float16 or bfloat16 bytes). Constants the
+// pipeline computed (a batch norm folded into a convolution, a folded transpose) are new float32
+// values and stay float32: storing them as float16 would round them.
+//   - float16 weights: the original bytes again; the values are the same (widening is exact).
+//   - bfloat16 weights (option `bfloat16`, on by default): converted to float16 while the file
+//     is written. Exact for every magnitude in [2^-14, 65504] (float16 has more significand
+//     bits than bfloat16's eight); a magnitude below 2^-14 lands on float16's subnormal grid,
+//     rounded to nearest even, an error of at most 2^-25 (the pass logs how many values that
+//     is). A weight with a finite magnitude above 65504 stays float32 whole (float16 would make
+//     it inf); the pass logs it.
+//
+// Consumers: the built-in interpreter runs DEQUANTIZE from FLOAT16, and its FULLY_CONNECTED and
+// GATHER read float16 weights in place. onert 0.2 does not (it rejects the model at load:
+// "OperationValidator failed"): the default pipeline runs this pass, and its config field
+// `float16_weights: false` (the option `enabled`) turns it off, which is what a file for onert
+// needs.
 //
 // Tensors sharing a widened buffer share one FLOAT16 buffer; a float32 buffer no tensor refers
 // to any more loses its payload (`compact` drops the empty entry). Variable, quantized and
@@ -17,45 +28,78 @@
 #include "passes.h"
 
 #include "tico/circle/edit.h"
+#include "tico/support/log.h"
 
+#include <algorithm>
 #include <map>
 
 namespace tico::circle_passes {
 namespace {
 
-// The float16 view behind a widened float32 payload, or null.
-std::shared_ptr<const TensorData> float16Source(const CircleModel &model, const CircleTensor &t) {
+// The float32 payload's checkpoint source: its 16-bit storage and type, when the dtype policy
+// widened it from a half-precision weight.
+const Storage *halfSource(const CircleModel &model, const CircleTensor &t) {
   if (t.type != circle::TensorType::FLOAT32 || t.buffer == 0 || t.is_variable || t.quantization ||
       t.buffer >= model.buffers.size())
     return nullptr;
   const auto &data = model.buffers[t.buffer].data;
-  if (!data || !data->storage || data->storage->widenedFromDType() != DType::Float16)
+  if (!data || !data->storage || !data->storage->convertedFrom() ||
+      data->storage->convertedToDType() != DType::Float32)
     return nullptr;
-  auto narrow = std::make_shared<TensorData>(*data);
-  narrow->storage = data->storage->widenedFrom();
-  narrow->dtype = DType::Float16;
-  return narrow;
+  const DType from = data->storage->convertedFromDType();
+  return from == DType::Float16 || from == DType::BFloat16 ? data->storage.get() : nullptr;
+}
+
+// Scans the bfloat16 elements of `view` for float16's range, releasing a mapped file's pages
+// behind the scan (the writer reads them again, from the page cache) so that a checkpoint's
+// weights never become resident at once.
+Float16Range scanRange(const TensorData &view) {
+  constexpr std::size_t kChunk = std::size_t{1} << 20;
+  if (!view.isContiguous()) {
+    const std::vector<std::byte> bytes = view.contiguousBytes();
+    return float16Range(bytes.data(), bytes.size() / 2);
+  }
+  const auto count = static_cast<std::size_t>(view.numel());
+  const std::byte *elements = view.data();
+  const MappedFile *file = view.storage->file();
+  const std::size_t start = view.storage->fileOffset() + 2 * static_cast<std::size_t>(view.storage_offset);
+  Float16Range total;
+  for (std::size_t done = 0; done < count;) {
+    const std::size_t n = std::min(count - done, kChunk);
+    const Float16Range part = float16Range(elements + 2 * done, n);
+    total.fits = total.fits && part.fits;
+    total.rounded += part.rounded;
+    if (file != nullptr)
+      file->release(start + 2 * done, 2 * n);
+    done += n;
+  }
+  return total;
 }
 
 class StoreFloat16Weights final : public CirclePass {
 public:
-  explicit StoreFloat16Weights(const Options &) {}
+  explicit StoreFloat16Weights(const Options &options)
+      : enabled_(options.getBool("enabled")), bfloat16_(options.getBool("bfloat16")) {}
 
   bool run(CircleModel &model, PassContext &) override {
-    std::map<uint32_t, uint32_t> narrow_buffer; // float32 buffer -> its FLOAT16 buffer
+    if (!enabled_)
+      return false;
+    std::map<uint32_t, uint32_t> narrow_buffer; // float32 buffer -> its FLOAT16 buffer (0: stays float32)
+    Tally tally;
     const bool changed = forEachSubgraph(model, [&](SubgraphEditor &e) {
       const auto count = static_cast<int32_t>(e.graph().tensors.size());
       for (int32_t t = 0; t < count; ++t) {
-        if (!e.isConstantTensor(t) || e.isGraphOutput(t))
+        if (!e.isConstantTensor(t) || e.isGraphOutput(t) || !halfSource(e.model(), e.tensor(t)))
           continue;
-        auto source = float16Source(e.model(), e.tensor(t));
         const std::vector<int> readers = e.consumers(t);
-        if (!source || readers.empty())
+        if (readers.empty())
           continue;
         const uint32_t wide = e.tensor(t).buffer;
         auto [it, fresh] = narrow_buffer.try_emplace(wide, 0);
         if (fresh)
-          it->second = e.model().addBuffer(std::move(source));
+          it->second = narrowBuffer(e.model(), wide, tally);
+        if (it->second == 0)
+          continue;
         CircleTensor half;
         half.type = circle::TensorType::FLOAT16;
         half.shape = e.tensor(t).shape;
@@ -67,6 +111,7 @@ public:
         e.addOp(BuiltinOperator::DEQUANTIZE, {stored}, {t}, circle::BuiltinOptionsUnion{}, readers.front());
       }
     });
+    tally.report();
     if (!changed)
       return false;
     // Drop the float32 payloads nobody reads now, so the writer does not stream them.
@@ -77,10 +122,58 @@ public:
     for (const auto &m : model.metadata)
       used[m.second] = true;
     for (const auto &[wide, narrow] : narrow_buffer)
-      if (!used[wide])
+      if (narrow != 0 && !used[wide])
         model.buffers[wide].data = nullptr;
     return true;
   }
+
+private:
+  struct Tally {
+    std::size_t stored = 0, elements = 0, rounded = 0, kept_for_range = 0, kept_by_option = 0;
+    void report() const {
+      if (stored == 0 && kept_for_range == 0 && kept_by_option == 0)
+        return;
+      TICO_INFO << "store-float16-weights: " << stored << " weights (" << elements << " values) stored as FLOAT16"
+                << (rounded ? ", " + std::to_string(rounded) + " bfloat16 values below 2^-14 rounded (error <= 2^-25)" : "")
+                << (kept_for_range ? "; " + std::to_string(kept_for_range) +
+                                         " bfloat16 weights kept float32 (values beyond float16's 65504)"
+                                   : "")
+                << (kept_by_option ? "; " + std::to_string(kept_by_option) + " bfloat16 weights kept float32 (bfloat16=false)"
+                                   : "");
+    }
+  };
+
+  // A FLOAT16 buffer holding the half-precision source of float32 buffer `wide`, or 0 when that
+  // weight stays float32.
+  uint32_t narrowBuffer(CircleModel &model, uint32_t wide, Tally &tally) const {
+    const TensorData &data = *model.buffers[wide].data;
+    TensorData source = data;
+    source.storage = data.storage->convertedFrom();
+    source.dtype = data.storage->convertedFromDType();
+    auto narrow = std::make_shared<TensorData>(data);
+    narrow->dtype = DType::Float16;
+    if (source.dtype == DType::Float16) {
+      narrow->storage = source.storage;
+    } else {
+      if (!bfloat16_) {
+        ++tally.kept_by_option;
+        return 0;
+      }
+      const Float16Range range = scanRange(source);
+      if (!range.fits) {
+        ++tally.kept_for_range;
+        return 0;
+      }
+      tally.rounded += range.rounded;
+      narrow->storage = Storage::converted(source.storage, DType::BFloat16, DType::Float16);
+    }
+    ++tally.stored;
+    tally.elements += static_cast<std::size_t>(narrow->numel());
+    return model.addBuffer(std::move(narrow));
+  }
+
+  bool enabled_;
+  bool bfloat16_;
 };
 
 } // namespace
@@ -88,7 +181,14 @@ public:
 void registerStoreFloat16Weights(Registrar &r) {
   registerCirclePass<StoreFloat16Weights>(
       r, "store-float16-weights",
-      "store float32 constants widened from float16 weights as FLOAT16 + DEQUANTIZE (half the bytes; not for onert 0.2)");
+      "store the float32 weights the dtype policy widened from float16 / bfloat16 checkpoints as FLOAT16 + "
+      "DEQUANTIZE (half the bytes; the built-in runtime runs them, onert 0.2 does not)",
+      {OptionSpec{"enabled", OptionType::Bool, true,
+                  "off: the pass changes nothing (the pipeline config field float16_weights: false, for files that "
+                  "onert 0.2 loads)"},
+       OptionSpec{"bfloat16", OptionType::Bool, true,
+                  "also bfloat16 weights, converted to float16 (exact in [2^-14, 65504]; smaller magnitudes rounded "
+                  "to float16's subnormals, error <= 2^-25; a weight with larger values stays float32)"}});
 }
 
 } // namespace tico::circle_passes

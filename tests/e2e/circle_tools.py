@@ -128,6 +128,16 @@ def check_model(model: ModelT, inputs: list[ExpectedTensor], outputs: list[Expec
             assert -1 <= index < len(tensors), f"operator {position}: tensor index {index}"
 
 
+def has_float16_weights(model: ModelT) -> bool:
+    """Whether a subgraph holds a FLOAT16 constant (store-float16-weights' stored weights)."""
+    for graph in model.subgraphs:
+        for tensor in graph.tensors:
+            if tensor.type == TensorType.FLOAT16 and tensor.buffer and model.buffers[tensor.buffer].data is not None \
+                    and len(model.buffers[tensor.buffer].data) > 0:
+                return True
+    return False
+
+
 def operator_names(model: ModelT) -> list[str]:
     """Builtin operator names of the model's operators, in execution order (for messages)."""
     by_code = {code: name for name, code in vars(BuiltinOperator).items() if not name.startswith("_")}

@@ -1,17 +1,20 @@
-"""The dtype policy's non-default options, end to end.
+"""Half-precision checkpoints end to end: the weights in the file and the policy's options.
 
-The default pipeline (float32 interface, float32 weights) is exercised by the
-parity suite (``models_half.py``, the half-precision op cases).  This file runs
-the two options that change what the Circle file holds, on a float16 CNN
-(``models_half.CnnFloat16``):
+The default pipeline (float32 interface, computed in float32) is exercised by the
+parity suite (``models_half.py``, the half-precision op cases). This file checks
+what the Circle file holds, on a float16 CNN (``models_half.CnnFloat16``) and a
+bfloat16 Llama-style LM (``models_half.LlamaLMBFloat16``):
 
+* the default: the checkpoint's weights stay 16-bit (FLOAT16 + DEQUANTIZE,
+  stage ``float16-weights``), about half the weight bytes, with the outputs of
+  float32 weights on the built-in interpreter (float16 exactly; bfloat16
+  converted to float16, exact above 2^-14); onert 0.2 must refuse such a file
+  at load (the documented reason for ``float16_weights: false``: if onert starts
+  to accept it, this test fails and the docs must change);
+* ``--config float16_weights=false``: float32 weights, which onert runs;
 * ``half-precision-policy{interface=float16}``: FLOAT16 input and output
-  tensors with CASTs at the boundary, run on the built-in interpreter (onert
-  0.2 has no float16 inputs or outputs);
-* the Circle pass ``store-float16-weights``: FLOAT16 constants + DEQUANTIZE,
-  half the weight bytes, run on the interpreter; onert 0.2 must refuse the file
-  at load (the documented reason the pass is off by default: if onert starts
-  to accept it, this test fails and the docs must change).
+  tensors with CASTs at the boundary, run on the interpreter (onert 0.2 has no
+  float16 inputs or outputs).
 
 Outputs are compared with eager PyTorch on the float32 copy of the module (the
 policy's numerical model), at float16 output precision where the output is
@@ -34,39 +37,46 @@ from circle_schema.v0_10.circle.TensorType import TensorType
 from test_e2e import require_success, run_interpreter, run_tico
 
 
-def _pipeline(default: Path, directory: Path, interface: str, float16_weights: bool) -> Path:
-    """minimal.yaml (default.yaml without its O1 stage) with the policy's interface option set and,
-    optionally, the float16-weights stage. Without O1: its batch-norm folding makes new float32
-    conv weights (a float16 weight times a float32 scale), which store-float16-weights leaves
-    float32 because float16 would round them; the checkpoint's own weights are the subject here."""
-    text = (default.parent / "minimal.yaml").read_text()
+def _interface_pipeline(default: Path, directory: Path, interface: str) -> Path:
+    """default.yaml with the policy's interface option set."""
+    text = default.read_text()
     text, count = re.subn(r"options: \{interface: float32\}", f"options: {{interface: {interface}}}", text)
     assert count == 1, "default.yaml no longer sets half-precision-policy's interface as expected"
-    if float16_weights:
-        text += "  - name: float16-weights\n    kind: circle\n    strategy: once\n    passes: [store-float16-weights]\n"
-    path = directory / f"pipeline-{interface}-{int(float16_weights)}.yaml"
+    path = directory / f"pipeline-{interface}.yaml"
     path.write_text(text)
     return path
+
+
+def _export(directory: Path, module: torch.nn.Module, name: str):
+    """The exported module, its example input and the float32 reference output."""
+    (x,), _ = module.get_example_inputs()
+    if x.is_floating_point():
+        x = x.to(next(module.parameters()).dtype)  # the module's own dtype (a float32 copy takes float32)
+    with torch.no_grad():
+        program = torch.export.export(module, (x,))
+        reference = copy.deepcopy(module).float()(x.float() if x.is_floating_point() else x).numpy()
+    pt2 = directory / f"{name}.pt2"
+    torch.export.save(program, str(pt2))
+    return directory, pt2, x.numpy(), reference
 
 
 @pytest.fixture(scope="module")
 def cnn(tmp_path_factory):
     """The exported float16 CNN, its float16 input and the float32 reference output."""
-    directory = tmp_path_factory.mktemp("half")
     torch.manual_seed(0)
-    module = models_half.CnnFloat16().eval()
-    (x,), _ = module.get_example_inputs()
-    with torch.no_grad():
-        program = torch.export.export(module, (x,))
-        reference = copy.deepcopy(module).float()(x.float()).numpy()
-    pt2 = directory / "cnn.pt2"
-    torch.export.save(program, str(pt2))
-    return directory, pt2, x.numpy(), reference
+    return _export(tmp_path_factory.mktemp("half"), models_half.CnnFloat16().eval(), "cnn")
 
 
-def _convert(tico_run: Path, pipeline: Path, pt2: Path, out: Path):
-    run = run_tico(tico_run, ["--pipeline", str(pipeline), str(pt2), "-o", str(out)])
-    require_success(run, f"conversion with {pipeline.name}")
+@pytest.fixture(scope="module")
+def llama(tmp_path_factory):
+    """The exported bfloat16 LM, its token ids and the float32 reference logits."""
+    torch.manual_seed(0)
+    return _export(tmp_path_factory.mktemp("bf16"), models_half.LlamaLMBFloat16().eval(), "llama")
+
+
+def _convert(tico_run: Path, pipeline: Path, pt2: Path, out: Path, *extra: str):
+    run = run_tico(tico_run, ["--pipeline", str(pipeline), *extra, str(pt2), "-o", str(out)])
+    require_success(run, f"conversion with {pipeline.name} {' '.join(extra)}")
     return circle_tools.load_model(out)
 
 
@@ -80,9 +90,79 @@ def _weight_bytes(model, tensor_type: int) -> int:
                if t.type == tensor_type and t.buffer and model.buffers[t.buffer].data is not None)
 
 
+def _input_feeds(x: np.ndarray) -> list[np.ndarray]:
+    return [x.astype(np.float32) if x.dtype == np.float16 else x]
+
+
+# Weight bytes of the default file / of the float32-weights file, at most. The CNN's first
+# convolution is folded with its batch norm (new float32 values, kept float32); in the LM every
+# weight but the rotary tables is the checkpoint's.
+BYTES_RATIO = {"cnn": 0.9, "llama": 0.6}
+
+
+@pytest.mark.parametrize("fixture", ["cnn", "llama"])
+def test_default_keeps_16_bit_weights_with_the_outputs_of_float32_ones(request, fixture, tico_run, tico_circle, pipeline):
+    directory, pt2, x, reference = request.getfixturevalue(fixture)
+    narrow = _convert(tico_run, pipeline, pt2, directory / f"{fixture}-default.circle")
+    wide = _convert(tico_run, pipeline, pt2, directory / f"{fixture}-f32w.circle", "--config", "float16_weights=false")
+    assert circle_tools.has_float16_weights(narrow)
+    assert not circle_tools.has_float16_weights(wide)
+    assert "DEQUANTIZE" in _operators(narrow) and "DEQUANTIZE" not in _operators(wide)
+    half_bytes = _weight_bytes(narrow, TensorType.FLOAT16)
+    float_before, float_after = _weight_bytes(wide, TensorType.FLOAT32), _weight_bytes(narrow, TensorType.FLOAT32)
+    assert half_bytes > 0 and float_after + half_bytes <= BYTES_RATIO[fixture] * float_before, \
+        (float_before, float_after, half_bytes)
+    outputs = {}
+    for name in (f"{fixture}-default", f"{fixture}-f32w"):
+        run, result = run_interpreter(tico_circle, directory / f"{name}.circle", _input_feeds(x), directory / f"interp-{name}")
+        require_success(run, f"the interpreter on {name}")
+        outputs[name] = result[0]
+        np.testing.assert_allclose(result[0], reference, rtol=1e-4, atol=1e-4, err_msg=name)
+    # float16 weights widen exactly, bfloat16 ones to within 2^-25; the products with float16
+    # weights read in place sum in another order than the float32 kernel's.
+    np.testing.assert_allclose(outputs[f"{fixture}-default"], outputs[f"{fixture}-f32w"], rtol=1e-5, atol=1e-6)
+
+
+def test_onert_refuses_float16_weights_and_runs_float32_ones(cnn, tico_run, pipeline):
+    """onert 0.2 rejects DEQUANTIZE from FLOAT16 at load: the reason for float16_weights=false."""
+    from onert import infer
+
+    directory, pt2, x, reference = cnn
+    default = directory / "onert-default.circle"
+    _convert(tico_run, pipeline, pt2, default)
+    with pytest.raises(Exception) as refusal:
+        infer.session(str(default)).infer([x.astype(np.float32)])
+    assert "NNFW_STATUS_ERROR" in str(refusal.value), str(refusal.value)
+    wide = directory / "onert-f32w.circle"
+    _convert(tico_run, pipeline, pt2, wide, "--config", "float16_weights=false")
+    outputs = infer.session(str(wide)).infer([x.astype(np.float32)])
+    np.testing.assert_allclose(np.array(outputs[0]), reference, rtol=1e-4, atol=1e-4)
+
+
+def test_a_float32_checkpoint_is_unchanged_by_the_setting(tmp_path, tico_run, pipeline):
+    """float16_weights touches only weights widened from a half-precision checkpoint."""
+    torch.manual_seed(0)
+    module = models_half.CnnFloat16().float().eval()
+    _, pt2, _, _ = _export(tmp_path, module, "cnn32")
+    _convert(tico_run, pipeline, pt2, tmp_path / "a.circle")
+    _convert(tico_run, pipeline, pt2, tmp_path / "b.circle", "--config", "float16_weights=false")
+    assert (tmp_path / "a.circle").read_bytes() == (tmp_path / "b.circle").read_bytes()
+
+
+def test_unknown_config_fields_are_refused_with_a_suggestion(cnn, tico_run, pipeline, tmp_path):
+    _, pt2, _, _ = cnn
+    out = tmp_path / "x.circle"
+    run = run_tico(tico_run, ["--pipeline", str(pipeline), "--config", "float16_weight=false", str(pt2), "-o", str(out)])
+    assert run.returncode != 0
+    assert "unknown config field 'float16_weight'" in run.stderr and "float16_weights" in run.stderr, run.stderr
+    run = run_tico(tico_run, ["--pipeline", str(pipeline), "--config", "float16_weights=no", str(pt2), "-o", str(out)])
+    assert run.returncode != 0 and "must be true or false" in run.stderr, run.stderr
+    assert not out.exists()
+
+
 def test_float16_interface_runs_on_the_interpreter(cnn, tico_run, tico_circle, pipeline):
     directory, pt2, x, reference = cnn
-    model = _convert(tico_run, _pipeline(pipeline, directory, "float16", False), pt2, directory / "f16io.circle")
+    model = _convert(tico_run, _interface_pipeline(pipeline, directory, "float16"), pt2, directory / "f16io.circle")
     graph = model.subgraphs[0]
     assert [graph.tensors[i].type for i in graph.inputs] == [TensorType.FLOAT16]
     assert [graph.tensors[i].type for i in graph.outputs] == [TensorType.FLOAT16]
@@ -93,33 +173,3 @@ def test_float16_interface_runs_on_the_interpreter(cnn, tico_run, tico_circle, p
     assert outputs[0].dtype == np.float16
     # One float16 rounding of the float32 result: 2**-11 relative.
     np.testing.assert_allclose(outputs[0].astype(np.float32), reference, rtol=1e-3, atol=1e-3)
-
-
-def test_float16_weights_halve_the_file_and_run_on_the_interpreter(cnn, tico_run, tico_circle, pipeline):
-    directory, pt2, x, reference = cnn
-    wide = _convert(tico_run, _pipeline(pipeline, directory, "float32", False), pt2, directory / "f32w.circle")
-    narrow = _convert(tico_run, _pipeline(pipeline, directory, "float32", True), pt2, directory / "f16w.circle")
-    operators = _operators(narrow)
-    assert "DEQUANTIZE" in operators, operators
-    assert _weight_bytes(narrow, TensorType.FLOAT16) > 0
-    # The conv and linear weights dominate: FLOAT16 halves them.
-    float32_before = _weight_bytes(wide, TensorType.FLOAT32)
-    float32_after = _weight_bytes(narrow, TensorType.FLOAT32)
-    assert float32_after + _weight_bytes(narrow, TensorType.FLOAT16) < 0.75 * float32_before, (float32_before, float32_after)
-    feeds = [x.astype(np.float32)]
-    for name in ("f32w", "f16w"):
-        run, outputs = run_interpreter(tico_circle, directory / f"{name}.circle", feeds, directory / f"interp-{name}")
-        require_success(run, f"the interpreter on {name}")
-        np.testing.assert_allclose(outputs[0], reference, rtol=1e-4, atol=1e-4, err_msg=name)
-
-
-def test_onert_refuses_float16_weights(cnn, tico_run, pipeline):
-    """onert 0.2 rejects DEQUANTIZE from FLOAT16 at load: the reason the pass is off by default."""
-    from onert import infer
-
-    directory, pt2, x, _ = cnn
-    path = directory / "f16w-onert.circle"
-    _convert(tico_run, _pipeline(pipeline, directory, "float32", True), pt2, path)
-    with pytest.raises(Exception) as refusal:
-        infer.session(str(path)).infer([x.astype(np.float32)])
-    assert "NNFW_STATUS_ERROR" in str(refusal.value), str(refusal.value)

@@ -1,8 +1,14 @@
-// Golden tests of store-float16-weights: float32 constants widened from float16 storage (the
-// dtype policy's weights) go back to FLOAT16 + DEQUANTIZE with the same outputs on the
-// interpreter; tied views share one FLOAT16 buffer; bfloat16-widened and plain float32
-// constants are not touched; a second run changes nothing.
+// Golden tests of store-float16-weights: float32 constants widened from float16 or bfloat16
+// storage (the dtype policy's weights) become FLOAT16 + DEQUANTIZE with the same outputs on the
+// interpreter (whose FULLY_CONNECTED and GATHER read the float16 weights in place); tied views
+// share one FLOAT16 buffer; plain float32 constants and bfloat16 weights beyond float16's range
+// are not touched; the options turn the pass or its bfloat16 part off; a second run changes
+// nothing.
 #include "circle_pass_test_support.h"
+
+#include "tico/support/half.h"
+
+#include <cmath>
 
 #include <set>
 
@@ -11,13 +17,29 @@ namespace {
 
 using circle::BuiltinOperator;
 
-// A float32 view of `values` stored as float16 (exactly representable values only).
-TensorPtr widenedFloat16(std::vector<int64_t> shape, const std::vector<uint16_t> &half_bits) {
-  auto source = TensorData::fromVector(DType::Float16, shape, half_bits);
+// A float32 view of 16-bit `bits` of type `dtype` (the dtype policy's widened weights).
+TensorPtr widened(DType dtype, std::vector<int64_t> shape, const std::vector<uint16_t> &bits) {
+  auto source = TensorData::fromVector(dtype, shape, bits);
   auto view = std::make_shared<TensorData>(source);
-  view->storage = Storage::widenedToFloat32(source.storage, DType::Float16);
+  view->storage = Storage::widenedToFloat32(source.storage, dtype);
   view->dtype = DType::Float32;
   return view;
+}
+
+TensorPtr widenedFloat16(std::vector<int64_t> shape, const std::vector<uint16_t> &half_bits) {
+  return widened(DType::Float16, std::move(shape), half_bits);
+}
+
+// x + k for one constant k; the model and k's tensor index.
+std::pair<CircleModel, int32_t> addConstant(TensorPtr k_data) {
+  ModelBuilder b;
+  const std::vector<int32_t> shape(k_data->sizes.begin(), k_data->sizes.end());
+  int32_t x = b.input("x", DType::Float32, shape);
+  int32_t k = b.constant("k", std::move(k_data));
+  int32_t y = b.tensor("y", DType::Float32, shape);
+  b.op(BuiltinOperator::ADD, {x, k}, {y}, addOptions());
+  b.output(y);
+  return {b.model(), k};
 }
 
 TEST(CirclePassStoreFloat16Weights, WidenedFloat16WeightsBecomeFloat16PlusDequantize) {
@@ -49,7 +71,7 @@ TEST(CirclePassStoreFloat16Weights, WidenedFloat16WeightsBecomeFloat16PlusDequan
 
   expectSameOutputs(m, [](CircleModel &model) { EXPECT_TRUE(runCirclePass(model, "store-float16-weights")); }, 0.0);
 
-  EXPECT_EQ(countOps(m, BuiltinOperator::DEQUANTIZE), 2u);
+  EXPECT_EQ(countOps(m, BuiltinOperator::DEQUANTIZE), 3u);
   const auto dequantizes = opsOf(m, BuiltinOperator::DEQUANTIZE);
   std::set<uint32_t> half_buffers;
   for (const CircleOperator *op : dequantizes) {
@@ -59,15 +81,77 @@ TEST(CirclePassStoreFloat16Weights, WidenedFloat16WeightsBecomeFloat16PlusDequan
     half_buffers.insert(stored.buffer);
     EXPECT_EQ(tensorAt(m, op->outputs[0]).buffer, 0u) << "the float32 tensor is computed now";
   }
-  ASSERT_EQ(half_buffers.size(), 1u) << "tied tensors share one FLOAT16 buffer";
+  ASSERT_EQ(half_buffers.size(), 2u) << "tied tensors share one FLOAT16 buffer; the bfloat16 weight has its own";
   const auto &payload = m.buffers[*half_buffers.begin()].data;
   EXPECT_EQ(payload->dtype, DType::Float16);
   EXPECT_EQ(payload->nbytes(), 12u);
   EXPECT_EQ(m.buffers[wide_buffer].data, nullptr) << "the widened float32 payload is no longer written";
-  EXPECT_EQ(tensorAt(m, kb).type, circle::TensorType::FLOAT32) << "bfloat16 weights stay float32";
-  EXPECT_NE(tensorAt(m, kb).buffer, 0u);
+  EXPECT_EQ(tensorAt(m, kb).buffer, 0u) << "the bfloat16 weight is computed from its FLOAT16 copy";
+  EXPECT_EQ(tensorAt(m, kp).type, circle::TensorType::FLOAT32) << "plain float32 constants stay";
   EXPECT_NE(tensorAt(m, kp).buffer, 0u);
   EXPECT_FALSE(runCirclePass(m, "store-float16-weights"));
+}
+
+TEST(CirclePassStoreFloat16Weights, BFloat16WeightsBeyondFloat16sRangeStayFloat32) {
+  // 1.0 and -65536 (0xc780): float16 would make the latter -inf.
+  auto [m, k] = addConstant(widened(DType::BFloat16, {2}, {0x3f80, 0xc780}));
+  EXPECT_FALSE(runCirclePass(m, "store-float16-weights"));
+  EXPECT_EQ(tensorAt(m, k).type, circle::TensorType::FLOAT32);
+  EXPECT_NE(tensorAt(m, k).buffer, 0u);
+  EXPECT_EQ(countOps(m, BuiltinOperator::DEQUANTIZE), 0u);
+}
+
+TEST(CirclePassStoreFloat16Weights, SmallBFloat16ValuesRoundToFloat16SubnormalsWithin2ToTheMinus25) {
+  // 2^-20 * (1 + 2^-7) (0x3581) has bits below float16's subnormal step 2^-24; 2^-20 (0x3580)
+  // and 0.5 do not.
+  auto [m, k] = addConstant(widened(DType::BFloat16, {3}, {0x3581, 0x3580, 0x3f00}));
+  const double diff = expectSameOutputs(m, [](CircleModel &model) { EXPECT_TRUE(runCirclePass(model, "store-float16-weights")); }, 1.0);
+  EXPECT_EQ(countOps(m, BuiltinOperator::DEQUANTIZE), 1u);
+  EXPECT_EQ(tensorAt(m, k).buffer, 0u);
+  (void)diff;
+  // The stored values: 2^-20 and 0.5 exactly, the other at most 2^-25 away.
+  const CircleTensor &stored = tensorAt(m, opsOf(m, BuiltinOperator::DEQUANTIZE)[0]->inputs[0]);
+  const auto bytes = m.buffers[stored.buffer].data->contiguousBytes();
+  const auto *h = reinterpret_cast<const uint16_t *>(bytes.data());
+  EXPECT_LE(std::abs(halfToFloat(h[0]) - std::ldexp(1.0f + 1.0f / 128, -20)), std::ldexp(1.0f, -25));
+  EXPECT_EQ(halfToFloat(h[1]), std::ldexp(1.0f, -20));
+  EXPECT_EQ(halfToFloat(h[2]), 0.5f);
+}
+
+TEST(CirclePassStoreFloat16Weights, OptionsTurnThePassOrItsBFloat16PartOff) {
+  auto [bf, kb] = addConstant(widened(DType::BFloat16, {2}, {0x3f80, 0x4000}));
+  EXPECT_FALSE(runCirclePass(bf, "store-float16-weights", {{"bfloat16", false}}));
+  EXPECT_EQ(tensorAt(bf, kb).type, circle::TensorType::FLOAT32);
+  EXPECT_NE(tensorAt(bf, kb).buffer, 0u);
+  auto [half, kh] = addConstant(widenedFloat16({2}, {0x3c00, 0x4000}));
+  EXPECT_TRUE(runCirclePass(half, "store-float16-weights", {{"bfloat16", false}})) << "float16 weights still go";
+  auto [off, ko] = addConstant(widenedFloat16({2}, {0x3c00, 0x4000}));
+  EXPECT_FALSE(runCirclePass(off, "store-float16-weights", {{"enabled", false}}));
+  EXPECT_EQ(countOps(off, BuiltinOperator::DEQUANTIZE), 0u);
+  (void)kh;
+  (void)ko;
+}
+
+TEST(CirclePassStoreFloat16Weights, FullyConnectedAndGatherReadFloat16WeightsWithTheSameOutputs) {
+  // An embedding table [6, 4] and a projection [5, 4], both bfloat16 checkpoint weights whose
+  // values float16 holds exactly: the interpreter's weight-only kernels read the FLOAT16 bytes.
+  std::vector<uint16_t> table_bits, weight_bits;
+  for (int i = 0; i < 24; ++i)
+    table_bits.push_back(floatToBFloat16(0.125f * static_cast<float>(i - 12)));
+  for (int i = 0; i < 20; ++i)
+    weight_bits.push_back(floatToBFloat16(0.0625f * static_cast<float>((i * 7) % 11 - 5)));
+  ModelBuilder b;
+  int32_t ids = b.input("ids", DType::Int32, {3});
+  int32_t table = b.constant("table", widened(DType::BFloat16, {6, 4}, table_bits));
+  int32_t weight = b.constant("weight", widened(DType::BFloat16, {5, 4}, weight_bits));
+  int32_t rows = b.tensor("rows", DType::Float32, {3, 4});
+  int32_t y = b.tensor("y", DType::Float32, {3, 5});
+  b.op(BuiltinOperator::GATHER, {table, ids}, {rows}, ModelBuilder::options(circle::GatherOptionsT{}));
+  b.op(BuiltinOperator::FULLY_CONNECTED, {rows, weight, -1}, {y}, fcOptions());
+  b.output(y);
+  CircleModel m = b.model();
+  expectSameOutputs(m, [](CircleModel &model) { EXPECT_TRUE(runCirclePass(model, "store-float16-weights")); }, 0.0);
+  EXPECT_EQ(countOps(m, BuiltinOperator::DEQUANTIZE), 2u);
 }
 
 TEST(CirclePassStoreFloat16Weights, ModelsWithoutWidenedWeightsAreUnchanged) {

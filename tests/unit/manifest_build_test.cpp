@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <optional>
+#include <set>
 
 namespace tico {
 namespace {
@@ -212,7 +213,8 @@ TEST(ConfigAliasTest, FieldsBecomeOptionsWhereTheManifestSetsNone) {
   const Stage &later = stageNamed(r, "later");
   EXPECT_EQ(later.passes[0].options, (std::map<std::string, OptionValue>{{"lhs_const", false}}));
   EXPECT_TRUE(later.passes[1].options.empty()) << "convert_expand_to_slice_cat is not set";
-  EXPECT_TRUE(stageNamed(r, "c").passes[0].options.empty()) << "aliases name ATen-level passes only";
+  EXPECT_TRUE(stageNamed(r, "c").passes[0].options.empty())
+      << "an alias of an ATen-level pass does not reach a Circle pass of that name";
   EXPECT_EQ(stageNamed(r, "lower").options, (std::map<std::string, OptionValue>{{"remove_constant_input", true}}));
 }
 
@@ -225,7 +227,9 @@ TEST(ConfigAliasTest, EveryFieldMapsToItsDocumentedOption) {
       {"convert_single_batch_lhs_const_bmm_to_fc", {"convert-matmul-to-linear", "single_batch_lhs_const_bmm"}},
       {"convert_expand_to_slice_cat", {"convert-expand-to-slice-cat", "enabled"}},
       {"eliminate_rank_round_trip", {"eliminate-rank-round-trip-region", "enabled"}},
+      {"float16_weights", {"store-float16-weights", "enabled"}},
   };
+  const std::set<std::string> circle_passes = {"store-float16-weights"};
   for (const auto &[field, target] : expected) {
     const auto &[pass, option] = target;
     // Both values travel, so a field can switch an option on and off.
@@ -233,13 +237,29 @@ TEST(ConfigAliasTest, EveryFieldMapsToItsDocumentedOption) {
       Manifest m;
       m.config.set(field, value);
       if (!pass.empty())
-        m.addStage(Stage::fromPassList("s", StageKind::Passes, pass, "test"));
+        m.addStage(Stage::fromPassList("s", circle_passes.count(pass) ? StageKind::Circle : StageKind::Passes, pass,
+                                       "test"));
       Manifest r = m.resolved();
       const std::map<std::string, OptionValue> &options =
           pass.empty() ? stageNamed(r, "lower").options : stageNamed(r, "s").passes[0].options;
       EXPECT_EQ(options, (std::map<std::string, OptionValue>{{option, value}})) << field;
     }
   }
+}
+
+TEST(ConfigAliasTest, ACircleFieldReachesCirclePassesOnly) {
+  Manifest m = parse(kHeader + R"(config: {float16_weights: false}
+stages:
+  - name: a
+    passes: [store-float16-weights]
+  - name: c
+    kind: circle
+    passes: [store-float16-weights, dce]
+)");
+  Manifest r = m.resolved();
+  EXPECT_TRUE(stageNamed(r, "a").passes[0].options.empty()) << "an ATen-level entry of that name is not the target";
+  EXPECT_EQ(stageNamed(r, "c").passes[0].options, (std::map<std::string, OptionValue>{{"enabled", false}}));
+  EXPECT_TRUE(stageNamed(r, "c").passes[1].options.empty());
 }
 
 TEST(ConfigAliasTest, LowerStageOptionWinsOverTheAlias) {

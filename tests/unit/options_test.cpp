@@ -152,16 +152,18 @@ TEST(CompileConfigTest, FieldNamesInDeclarationOrder) {
             (std::vector<std::string>{"legalize_causal_mask_value", "remove_constant_input",
                                       "convert_lhs_const_mm_to_fc", "convert_rhs_const_mm_to_fc",
                                       "convert_single_batch_lhs_const_bmm_to_fc",
-                                      "convert_expand_to_slice_cat", "eliminate_rank_round_trip"}));
+                                      "convert_expand_to_slice_cat", "eliminate_rank_round_trip",
+                                      "float16_weights"}));
 }
 
 TEST(CompileConfigTest, DefaultsAreTheOriginals) {
   CompileConfig config;
   EXPECT_TRUE(config.empty());
   EXPECT_TRUE(config.get("convert_rhs_const_mm_to_fc"));
+  EXPECT_TRUE(config.get("float16_weights")); // tico's own field: half-precision weights stay 16-bit
   for (const auto &field : CompileConfig::fieldNames()) {
     EXPECT_EQ(config.find(field), std::nullopt) << field << " is not set";
-    if (field != "convert_rhs_const_mm_to_fc")
+    if (field != "convert_rhs_const_mm_to_fc" && field != "float16_weights")
       EXPECT_FALSE(config.get(field)) << field;
   }
 }

@@ -1,8 +1,11 @@
 // Constant payloads: strided views, bounds checks, mapped files, sharing.
 #include "tico/ir/tensor_data.h"
+#include "tico/support/half.h"
 #include "tico/support/error.h"
 
 #include <gtest/gtest.h>
+
+#include <bit>
 
 #include <cmath>
 #include <cstdio>
@@ -145,9 +148,10 @@ TEST(TensorDataTest, WidenedStorageConvertsHalfTypesExactly) {
   EXPECT_TRUE(std::isinf(f[5]) && f[5] > 0);
   EXPECT_TRUE(std::isnan(f[6]));
   EXPECT_EQ(widened->data(), widened->data()) << "converted once, then kept";
-  EXPECT_EQ(widened->widenedFrom(), source);
-  EXPECT_EQ(widened->widenedFromDType(), DType::Float16);
-  EXPECT_EQ(source->widenedFrom(), nullptr);
+  EXPECT_EQ(widened->convertedFrom(), source);
+  EXPECT_EQ(widened->convertedFromDType(), DType::Float16);
+  EXPECT_EQ(widened->convertedToDType(), DType::Float32);
+  EXPECT_EQ(source->convertedFrom(), nullptr);
 
   // bfloat16 is the upper half of float32: 1.0, -3.0 (0xc040), 1.0078125 (0x3f81).
   auto bf = TensorData::fromVector(DType::BFloat16, {3}, std::vector<uint16_t>{0x3f80, 0xc040, 0x3f81}).storage;
@@ -158,13 +162,116 @@ TEST(TensorDataTest, WidenedStorageConvertsHalfTypesExactly) {
   EXPECT_EQ(g[1], 1.0078125f) << "strided views index the widened storage like the source";
 }
 
+static std::shared_ptr<const Storage> source16() {
+  return TensorData::fromVector(DType::Float16, {1}, std::vector<uint16_t>{0x3c00}).storage;
+}
+
 TEST(TensorDataTest, OnlyHalfTypesAreWidened) {
   auto ints = TensorData::fromVector(DType::Int16, {2}, std::vector<int16_t>{1, 2}).storage;
   try {
     Storage::widenedToFloat32(ints, DType::Int16);
     FAIL() << "int16 storage was widened";
   } catch (const Error &e) {
-    EXPECT_NE(std::string(e.what()).find("float16 and bfloat16 only"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("float16 and bfloat16 to float32"), std::string::npos) << e.what();
   }
   EXPECT_THROW(Storage::widenedToFloat32(nullptr, DType::BFloat16), Error);
+  auto floats = TensorData::fromVector(DType::Float32, {1}, std::vector<float>{1.0f}).storage;
+  EXPECT_THROW(Storage::converted(floats, DType::Float32, DType::Float16), Error) << "float32 is never narrowed";
+  EXPECT_THROW(Storage::converted(source16(), DType::Float16, DType::BFloat16), Error);
+}
+
+// Every 16-bit pattern, as a little-endian byte buffer.
+static std::vector<uint16_t> everyPattern() {
+  std::vector<uint16_t> all(65536);
+  for (uint32_t i = 0; i < all.size(); ++i)
+    all[i] = static_cast<uint16_t>(i);
+  return all;
+}
+
+static bool isHalfNan(uint16_t h) { return (h & 0x7c00u) == 0x7c00u && (h & 0x3ffu) != 0; }
+
+TEST(ElementConversionTest, Float16WidensExactlyOnEveryPattern) {
+  // The F16C path (where the CPU has it) against the portable element conversion.
+  const std::vector<uint16_t> all = everyPattern();
+  std::vector<float> wide(all.size());
+  widenToFloat32(DType::Float16, reinterpret_cast<const std::byte *>(all.data()), wide.data(), all.size());
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const float expected = halfToFloat(all[i]);
+    if (std::isnan(expected))
+      EXPECT_TRUE(std::isnan(wide[i])) << i;
+    else
+      ASSERT_EQ(std::bit_cast<uint32_t>(wide[i]), std::bit_cast<uint32_t>(expected)) << "pattern " << i;
+  }
+}
+
+TEST(ElementConversionTest, BFloat16ToFloat16RoundsToNearestEvenOnEveryPattern) {
+  const std::vector<uint16_t> all = everyPattern();
+  std::vector<uint16_t> narrow(all.size());
+  convertElements(DType::BFloat16, DType::Float16, reinterpret_cast<const std::byte *>(all.data()),
+                  reinterpret_cast<std::byte *>(narrow.data()), all.size());
+  std::size_t exact = 0;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const float value = bfloat16ToFloat(all[i]);
+    if (std::isnan(value)) {
+      EXPECT_TRUE(isHalfNan(narrow[i])) << "nan stays nan: pattern " << i;
+      continue;
+    }
+    ASSERT_EQ(narrow[i], floatToHalf(value)) << "pattern " << i;
+    exact += halfToFloat(narrow[i]) == value;
+  }
+  // 1.0078125 (8 significant bits) is exact; 2^-20 * 1.0078125 is below float16's normal range.
+  EXPECT_EQ(halfToFloat(narrow[0x3f81]), 1.0078125f);
+  EXPECT_GT(exact, 0u);
+}
+
+TEST(ElementConversionTest, Float16RangeCountsOverflowAndRoundedValues) {
+  const std::vector<uint16_t> all = everyPattern();
+  // The reference, element by element: overflow is a finite value float16 makes inf, rounded a
+  // value whose float16 differs from it.
+  bool fits = true;
+  std::size_t rounded = 0;
+  for (uint16_t b : all) {
+    const float value = bfloat16ToFloat(b);
+    if (std::isnan(value) || std::isinf(value))
+      continue;
+    const float back = halfToFloat(floatToHalf(value));
+    if (std::isinf(back))
+      fits = false;
+    else if (back != value)
+      ++rounded;
+  }
+  const Float16Range all_range = float16Range(reinterpret_cast<const std::byte *>(all.data()), all.size());
+  EXPECT_EQ(all_range.fits, fits);
+  EXPECT_FALSE(all_range.fits);
+  EXPECT_EQ(all_range.rounded, rounded);
+  EXPECT_GT(rounded, 0u);
+
+  // 65280 (0x477f) is the largest bfloat16 that float16 holds; 65536 (0x4780) is not; inf and nan
+  // pass through. Lengths not a multiple of the vector width take the tail path too.
+  for (std::size_t length : {1u, 15u, 16u, 17u, 40u}) {
+    std::vector<uint16_t> values(length, 0x3f80);
+    values.back() = 0x477f;
+    values.front() = 0x7f80;
+    EXPECT_TRUE(float16Range(reinterpret_cast<const std::byte *>(values.data()), length).fits) << length;
+    values[length / 2] = 0xc780; // -65536
+    EXPECT_FALSE(float16Range(reinterpret_cast<const std::byte *>(values.data()), length).fits) << length;
+  }
+  // 2^-20 is exact on float16's subnormal grid (multiples of 2^-24); 2^-20 * (1 + 2^-7) is not.
+  const std::vector<uint16_t> small{0x3580, 0x3581, 0x0000, 0x8000};
+  const Float16Range r = float16Range(reinterpret_cast<const std::byte *>(small.data()), small.size());
+  EXPECT_TRUE(r.fits);
+  EXPECT_EQ(r.rounded, 1u);
+}
+
+TEST(ElementConversionTest, ConvertedBFloat16StorageHoldsFloat16) {
+  auto bf = TensorData::fromVector(DType::BFloat16, {3}, std::vector<uint16_t>{0x3f80, 0xc040, 0x3f81}).storage;
+  auto narrow = Storage::converted(bf, DType::BFloat16, DType::Float16);
+  ASSERT_EQ(narrow->size(), 6u);
+  EXPECT_EQ(narrow->convertedToDType(), DType::Float16);
+  TensorData view{narrow, DType::Float16, {3}, {1}, 0};
+  const auto bytes = view.contiguousBytes();
+  const auto *h = reinterpret_cast<const uint16_t *>(bytes.data());
+  EXPECT_EQ(halfToFloat(h[0]), 1.0f);
+  EXPECT_EQ(halfToFloat(h[1]), -3.0f);
+  EXPECT_EQ(halfToFloat(h[2]), 1.0078125f);
 }

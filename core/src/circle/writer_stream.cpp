@@ -51,51 +51,54 @@ void requireFileExtent(const MappedFile &file, uint64_t end, const std::string &
                 " were expected (was it truncated while converting?)");
 }
 
-// Elements converted per write when widening float16 / bfloat16 payloads to float32: bounded
-// so that the converted copy of a weight never exists in memory at once.
-constexpr std::size_t kWidenChunkElements = std::size_t{1} << 20;
+// Elements converted per write when streaming a converted payload (float16 / bfloat16 widened
+// to float32, bfloat16 stored as float16): bounded so that the converted copy of a weight never
+// exists in memory at once.
+constexpr std::size_t kConvertChunkElements = std::size_t{1} << 20;
 
-// A float32 view of a widened storage (Storage::widenedToFloat32): the same view of the
-// 16-bit source is converted chunk by chunk while it is written, and the source's mapped pages
-// are released behind it. A strided view is first gathered in its 16-bit form (one tensor at
-// a time, half the size of the float32 payload).
-void writeWidenedPayload(const PayloadPlacement &payload, ByteSink &sink) {
+// A view of a converted storage (Storage::converted): the same view of the 16-bit source is
+// converted chunk by chunk while it is written, and the source's mapped pages are released
+// behind it. A strided view is first gathered in its 16-bit form (one tensor at a time, no
+// larger than the payload).
+void writeConvertedPayload(const PayloadPlacement &payload, ByteSink &sink) {
   const TensorData &view = *payload.data;
   const Storage &storage = *view.storage;
-  TensorData narrow = view;
-  narrow.storage = storage.widenedFrom();
-  narrow.dtype = storage.widenedFromDType();
-  const MappedFile *file = narrow.storage->file();
-  const auto [first, last] = viewExtent(narrow);
+  TensorData source = view;
+  source.storage = storage.convertedFrom();
+  source.dtype = storage.convertedFromDType();
+  const DType target = storage.convertedToDType();
+  const std::size_t in_size = elementSize(source.dtype), out_size = elementSize(target);
+  const MappedFile *file = source.storage->file();
+  const auto [first, last] = viewExtent(source);
   if (file != nullptr)
-    requireFileExtent(*file, narrow.storage->fileOffset() + last,
+    requireFileExtent(*file, source.storage->fileOffset() + last,
                       "Circle writer: payload of buffer " + std::to_string(payload.buffer_index));
-  const bool contiguous = narrow.isContiguous();
+  const bool contiguous = source.isContiguous();
   std::vector<std::byte> gathered;
   if (!contiguous)
-    gathered = narrow.contiguousBytes();
-  const std::byte *elements = contiguous ? narrow.data() : gathered.data();
-  const auto count = static_cast<std::size_t>(narrow.numel());
-  std::vector<float> chunk(std::min(count, kWidenChunkElements));
+    gathered = source.contiguousBytes();
+  const std::byte *elements = contiguous ? source.data() : gathered.data();
+  const auto count = static_cast<std::size_t>(source.numel());
+  std::vector<std::byte> chunk(std::min(count, kConvertChunkElements) * out_size);
   for (std::size_t done = 0; done < count;) {
-    const std::size_t n = std::min(count - done, kWidenChunkElements);
-    widenToFloat32(narrow.dtype, elements + 2 * done, chunk.data(), n);
-    sink.write(reinterpret_cast<const std::byte *>(chunk.data()), n * sizeof(float));
+    const std::size_t n = std::min(count - done, kConvertChunkElements);
+    convertElements(source.dtype, target, elements + in_size * done, chunk.data(), n);
+    sink.write(chunk.data(), n * out_size);
     if (contiguous && file != nullptr)
-      file->release(narrow.storage->fileOffset() + first + 2 * done, 2 * n);
+      file->release(source.storage->fileOffset() + first + in_size * done, in_size * n);
     done += n;
   }
   // Once more over the whole extent: reading through the mapping lets the kernel map pages
   // around each fault (fault-around), including pages of chunks already released.
   if (file != nullptr)
-    file->release(narrow.storage->fileOffset() + first, last - first);
+    file->release(source.storage->fileOffset() + first, last - first);
 }
 
 void writePayload(const PayloadPlacement &payload, ByteSink &sink, std::vector<std::byte> &scratch) {
   const TensorData &view = *payload.data;
   const Storage &storage = *view.storage;
-  if (storage.widenedFrom()) {
-    writeWidenedPayload(payload, sink);
+  if (storage.convertedFrom()) {
+    writeConvertedPayload(payload, sink);
     return;
   }
   const MappedFile *file = storage.file();

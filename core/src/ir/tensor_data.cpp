@@ -99,76 +99,32 @@ std::shared_ptr<const Storage> Storage::fromExternal(const std::byte *data, std:
   return s;
 }
 
-std::shared_ptr<const Storage> Storage::widenedToFloat32(std::shared_ptr<const Storage> source,
-                                                         DType source_dtype) {
+std::shared_ptr<const Storage> Storage::converted(std::shared_ptr<const Storage> source, DType from, DType to) {
   if (!source)
-    throw Error("Storage::widenedToFloat32: no source storage");
-  if (source_dtype != DType::Float16 && source_dtype != DType::BFloat16)
-    throw Error("Storage::widenedToFloat32: cannot widen " + std::string(dtypeName(source_dtype)) +
-                " elements (float16 and bfloat16 only)");
+    throw Error("Storage::converted: no source storage");
+  const bool half = from == DType::Float16 || from == DType::BFloat16;
+  if (!(half && to == DType::Float32) && !(from == DType::BFloat16 && to == DType::Float16))
+    throw Error("Storage::converted: cannot convert " + std::string(dtypeName(from)) + " elements to " +
+                std::string(dtypeName(to)) + " (float16 and bfloat16 to float32, bfloat16 to float16 only)");
   std::shared_ptr<Storage> s(new Storage());
   // A trailing odd byte of the source (not a whole element) has no counterpart.
-  s->size_ = source->size() / 2 * 4;
-  s->widened_from_ = std::move(source);
-  s->widened_from_dtype_ = source_dtype;
+  s->size_ = source->size() / 2 * elementSize(to);
+  s->converted_from_ = std::move(source);
+  s->converted_from_dtype_ = from;
+  s->converted_to_dtype_ = to;
   return s;
 }
 
 const std::byte *Storage::data() const {
-  if (widened_from_) {
-    std::call_once(widen_once_, [this] {
-      widened_.resize(size_);
-      widenToFloat32(widened_from_dtype_, widened_from_->data(), reinterpret_cast<float *>(widened_.data()),
-                     size_ / 4);
+  if (converted_from_) {
+    std::call_once(convert_once_, [this] {
+      converted_.resize(size_);
+      convertElements(converted_from_dtype_, converted_to_dtype_, converted_from_->data(), converted_.data(),
+                      size_ / elementSize(converted_to_dtype_));
     });
-    return widened_.data();
+    return converted_.data();
   }
   return data_;
-}
-
-namespace {
-
-float halfBitsToFloat(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  const uint32_t exponent = (h >> 10) & 0x1fu;
-  uint32_t mantissa = h & 0x3ffu;
-  uint32_t bits = sign;
-  if (exponent == 0x1f) {
-    bits |= 0x7f800000u | mantissa << 13; // inf / nan keep their payload
-  } else if (exponent != 0) {
-    bits |= (exponent + 127 - 15) << 23 | mantissa << 13;
-  } else if (mantissa != 0) { // subnormal half: a normal float
-    int shift = 0;
-    while ((mantissa & 0x400u) == 0) {
-      mantissa <<= 1;
-      ++shift;
-    }
-    bits |= static_cast<uint32_t>(127 - 15 + 1 - shift) << 23 | (mantissa & 0x3ffu) << 13;
-  }
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
-
-} // namespace
-
-void widenToFloat32(DType from, const std::byte *in, float *out, std::size_t count) {
-  if (from != DType::Float16 && from != DType::BFloat16)
-    throw Error("cannot widen " + std::string(dtypeName(from)) + " elements to float32 (float16 and bfloat16 only)");
-  if (from == DType::BFloat16) {
-    for (std::size_t i = 0; i < count; ++i) {
-      uint16_t h;
-      std::memcpy(&h, in + 2 * i, sizeof h);
-      const uint32_t bits = static_cast<uint32_t>(h) << 16; // bfloat16 is float32's upper half
-      std::memcpy(out + i, &bits, sizeof bits);
-    }
-    return;
-  }
-  for (std::size_t i = 0; i < count; ++i) {
-    uint16_t h;
-    std::memcpy(&h, in + 2 * i, sizeof h);
-    out[i] = halfBitsToFloat(h);
-  }
 }
 
 // ---- TensorData ------------------------------------------------------------------------------

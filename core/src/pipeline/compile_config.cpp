@@ -1,6 +1,6 @@
 // The config alias table: which pass options each of the original converter's CompileConfigV1
-// fields stands for. The pass names are those of the bundled std-passes plugin, which declares
-// the options with the defaults listed here.
+// fields (and tico's own, after them) stands for. The pass names are those of the bundled
+// std-passes and circle-passes plugins, which declare the options with the defaults listed here.
 #include "tico/pipeline/compile_config.h"
 
 #include "tico/support/error.h"
@@ -19,6 +19,8 @@ const std::vector<ConfigAlias> &configAliases() {
        {{"convert-matmul-to-linear", "single_batch_lhs_const_bmm"}}},
       {"convert_expand_to_slice_cat", false, {{"convert-expand-to-slice-cat", "enabled"}}},
       {"eliminate_rank_round_trip", false, {{"eliminate-rank-round-trip-region", "enabled"}}},
+      // tico's own: the weights of float16 / bfloat16 checkpoints stay 16-bit in the file.
+      {"float16_weights", true, {{"store-float16-weights", "enabled", true}}},
   };
   return table;
 }

@@ -146,7 +146,7 @@ Manifest Manifest::resolved() const {
         continue;
       }
       for (auto &stage : out.stages)
-        if (isAtenStage(stage.kind))
+        if (target.circle_pass ? stage.kind == StageKind::Circle : isAtenStage(stage.kind))
           for (auto &invocation : stage.passes)
             if (invocation.name == target.pass)
               invocation.options.emplace(target.option, *value);

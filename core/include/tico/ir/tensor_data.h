@@ -58,23 +58,31 @@ public:
   // owner for as long as the Storage lives, so results are adopted without a copy.
   static std::shared_ptr<const Storage> fromExternal(const std::byte *data, std::size_t size,
                                                      std::shared_ptr<const void> keepalive);
-  // The elements of `source` (of type `source_dtype`: Float16 or BFloat16) widened to float32,
-  // element i to element i, so every strided view of the source is the same view of this one.
+  // The elements of `source` (of type `from`) converted to `to`, element i to element i, so
+  // every strided view of the source is the same view of this one. The conversions: Float16 or
+  // BFloat16 to Float32 (exact: both are subsets of float32), and BFloat16 to Float16 (exact
+  // for values whose magnitude is 0, inf, nan or in [2^-14, 65504]; values below 2^-14 land on
+  // float16's subnormal grid, rounded to nearest even, an error of at most 2^-25; values above
+  // 65504 become inf, so callers check the range first: float16Range()).
   // Nothing is converted here: the Circle writer converts while it streams, chunk by chunk from
   // the source (a mapped .pt2 is read once and its pages released), and data() converts the
   // whole storage once, on first use, for the few readers that need bytes in memory (constant
-  // folding, passes that inspect small constants). Throws tico::Error for other dtypes.
-  static std::shared_ptr<const Storage> widenedToFloat32(std::shared_ptr<const Storage> source,
-                                                         DType source_dtype);
+  // folding, passes that inspect small constants). Throws tico::Error for other pairs.
+  static std::shared_ptr<const Storage> converted(std::shared_ptr<const Storage> source, DType from, DType to);
+  static std::shared_ptr<const Storage> widenedToFloat32(std::shared_ptr<const Storage> source, DType from) {
+    return converted(std::move(source), from, DType::Float32);
+  }
 
-  // The bytes. For a widened storage, converting (once, thread-safely) on the first call.
+  // The bytes. For a converted storage, converting (once, thread-safely) on the first call.
   const std::byte *data() const;
   std::size_t size() const { return size_; }
 
-  // For a widened storage: the storage it widens and that storage's element type; null and
-  // Unknown otherwise. Writers use them to convert while streaming instead of calling data().
-  const std::shared_ptr<const Storage> &widenedFrom() const { return widened_from_; }
-  DType widenedFromDType() const { return widened_from_dtype_; }
+  // For a converted storage: the storage it converts, that storage's element type and the
+  // element type of this one; null and Unknown otherwise. Writers use them to convert while
+  // streaming instead of calling data().
+  const std::shared_ptr<const Storage> &convertedFrom() const { return converted_from_; }
+  DType convertedFromDType() const { return converted_from_dtype_; }
+  DType convertedToDType() const { return converted_to_dtype_; }
 
   // Where the bytes sit in a file, when they come from one (lets writers copy file ranges
   // in the kernel instead of through user memory).
@@ -89,15 +97,30 @@ private:
   const std::byte *data_ = nullptr;
   std::size_t size_ = 0;
   std::shared_ptr<const void> keepalive_;
-  std::shared_ptr<const Storage> widened_from_;
-  DType widened_from_dtype_ = DType::Unknown;
-  mutable std::once_flag widen_once_;
-  mutable std::vector<std::byte> widened_; // filled by the first data() of a widened storage
+  std::shared_ptr<const Storage> converted_from_;
+  DType converted_from_dtype_ = DType::Unknown;
+  DType converted_to_dtype_ = DType::Unknown;
+  mutable std::once_flag convert_once_;
+  mutable std::vector<std::byte> converted_; // filled by the first data() of a converted storage
 };
 
 // Converts `count` elements of type `from` (Float16 or BFloat16) at `in` into float32 at `out`
 // (exact: both types are subsets of float32). Throws tico::Error for other dtypes.
 void widenToFloat32(DType from, const std::byte *in, float *out, std::size_t count);
+
+// Converts `count` elements of type `from` at `in` into type `to` at `out`, for the pairs
+// Storage::converted() takes (same rounding). Uses the CPU's F16C conversion where it has one.
+void convertElements(DType from, DType to, const std::byte *in, std::byte *out, std::size_t count);
+
+// Whether every element of `count` bfloat16 values converts to float16 without overflow
+// (magnitude at most 65504, or inf / nan, which stay inf / nan), and how many of them lose bits
+// (nonzero magnitudes below float16's normal range, 2^-14, that are not multiples of its
+// subnormal step 2^-24).
+struct Float16Range {
+  bool fits = true;
+  std::size_t rounded = 0;
+};
+Float16Range float16Range(const std::byte *bfloat16_elements, std::size_t count);
 
 // A strided view of a Storage.
 struct TensorData {

@@ -12,10 +12,12 @@
 namespace tico {
 
 // Where one config field lands: option `option` of every entry of pass `pass` in an ATen-level
-// stage, or, when `pass` is empty, option `option` of the lower stage.
+// stage (in a Circle stage when `circle_pass`), or, when `pass` is empty, option `option` of the
+// lower stage.
 struct ConfigAliasTarget {
   std::string pass;
   std::string option;
+  bool circle_pass = false;
 };
 
 struct ConfigAlias {
@@ -24,7 +26,8 @@ struct ConfigAlias {
   std::vector<ConfigAliasTarget> targets;
 };
 
-// Every field, in the order of the original's CompileConfigV1 (docs/pipeline.md has the table).
+// Every field, in the order of the original's CompileConfigV1, then tico's own (docs/pipeline.md
+// has the table).
 const std::vector<ConfigAlias> &configAliases();
 
 // The fields a manifest (or a caller: pt2-to-circle's -c file, the Python config= dict) sets.

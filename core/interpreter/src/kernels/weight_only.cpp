@@ -7,6 +7,8 @@
 #include "quant/code_dot.h"
 #include "quant/qparams.h"
 
+#include "tico/ir/tensor_data.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -79,6 +81,29 @@ void weightOnlyProduct(const float *x, const W *w, const RowParams &p, const flo
   });
 }
 
+// float16 weights (a half-precision checkpoint stored as FLOAT16 + DEQUANTIZE) carry no
+// parameters: rows are widened to float32, exactly, with the core's F16C-backed conversion.
+void widenHalfRows(const uint16_t *weights, int64_t first, int64_t count, int64_t depth, float *out) {
+  widenToFloat32(DType::Float16, reinterpret_cast<const std::byte *>(weights + first * depth), out,
+                 static_cast<std::size_t>(count * depth));
+}
+
+// The product with float16 weights: blocks of rows widened into a per-thread scratch buffer and
+// multiplied on the float product (for a few activation rows too: widening a row costs about
+// what reading it does), so the float copy of the whole weight never exists.
+void halfWeightProduct(const float *x, const uint16_t *w, const float *bias, int64_t rows, int64_t units, int64_t depth,
+                       float *y) {
+  const int64_t blocks = (units + kUnitBlock - 1) / kUnitBlock;
+  parallelFor(blocks, 1, [&](int64_t b0, int64_t b1) {
+    std::vector<float> scratch(static_cast<std::size_t>(kUnitBlock * depth));
+    for (int64_t b = b0; b < b1; ++b) {
+      const int64_t u0 = b * kUnitBlock, n = std::min(kUnitBlock, units - u0);
+      widenHalfRows(w, u0, n, depth, scratch.data());
+      gemmNT(rows, n, depth, x, depth, scratch.data(), depth, y + u0, units, bias ? bias + u0 : nullptr);
+    }
+  });
+}
+
 void runWeightOnlyFullyConnected(KernelContext &ctx) {
   const auto &options = ctx.options<circle::FullyConnectedOptionsT>();
   const Tensor &input = ctx.input(0);
@@ -96,12 +121,18 @@ void runWeightOnlyFullyConnected(KernelContext &ctx) {
     check(b.dtype == DType::Float32 && b.numel() == units, "bias must be float32 with one element per unit");
     bias = b.as<float>();
   }
-  const RowParams &p = preparedState<RowParams>(ctx.runner(), ctx.op(), [&] { return rowParams(ctx.inputTensor(1), "weights"); });
   Shape shape{rows, units};
   if (options.keep_num_dims) {
     shape = input.shape;
     shape.back() = units;
   }
+  if (weights.dtype == DType::Float16) {
+    Tensor &out = ctx.allocateOutput(0, DType::Float32, std::move(shape));
+    halfWeightProduct(input.as<float>(), weights.as<uint16_t>(), bias, rows, units, depth, out.mut<float>());
+    applyActivation(out.mut<float>(), out.numel(), options.fused_activation_function);
+    return;
+  }
+  const RowParams &p = preparedState<RowParams>(ctx.runner(), ctx.op(), [&] { return rowParams(ctx.inputTensor(1), "weights"); });
   Tensor &out = ctx.allocateOutput(0, DType::Float32, std::move(shape));
   if (weights.dtype == DType::UInt8)
     weightOnlyProduct(input.as<float>(), weights.as<uint8_t>(), p, bias, rows, units, depth, out.mut<float>());
@@ -116,7 +147,10 @@ void runWeightOnlyGather(KernelContext &ctx) {
   check(indices.dtype == DType::Int32 || indices.dtype == DType::Int64,
         "indices must be int32 or int64, got " + dtypeString(indices.dtype));
   check(table.rank() >= 1, "the table must have rank >= 1");
-  const RowParams &p = preparedState<RowParams>(ctx.runner(), ctx.op(), [&] { return rowParams(ctx.inputTensor(0), "table"); });
+  const bool half = table.dtype == DType::Float16;
+  const RowParams *p = half ? nullptr : &preparedState<RowParams>(ctx.runner(), ctx.op(), [&] {
+    return rowParams(ctx.inputTensor(0), "table");
+  });
   Shape shape = indices.shape;
   shape.insert(shape.end(), table.shape.begin() + 1, table.shape.end());
   Tensor &out = ctx.allocateOutput(0, DType::Float32, std::move(shape));
@@ -125,15 +159,19 @@ void runWeightOnlyGather(KernelContext &ctx) {
     const int64_t index = integerAt(indices, i);
     check(index >= 0 && index < rows,
           "index " + std::to_string(index) + " is out of range for dim 0 of size " + std::to_string(rows));
-    if (table.dtype == DType::UInt8)
-      dequantizeRows(table.as<uint8_t>(), index, 1, inner, p, out.mut<float>() + i * inner);
+    if (half)
+      widenHalfRows(table.as<uint16_t>(), index, 1, inner, out.mut<float>() + i * inner);
+    else if (table.dtype == DType::UInt8)
+      dequantizeRows(table.as<uint8_t>(), index, 1, inner, *p, out.mut<float>() + i * inner);
     else
-      dequantizeRows(table.as<int8_t>(), index, 1, inner, p, out.mut<float>() + i * inner);
+      dequantizeRows(table.as<int8_t>(), index, 1, inner, *p, out.mut<float>() + i * inner);
   }
 }
 
 bool isCodes(const CircleTensor &codes) {
   const auto t = codes.type;
+  if (t == circle::TensorType::FLOAT16)
+    return !codes.quantization || codes.quantization->scale.empty(); // float16 weights: no parameters
   const bool integer = t == circle::TensorType::UINT8 || t == circle::TensorType::INT8 ||
                        t == circle::TensorType::UINT4 || t == circle::TensorType::INT4;
   if (!integer || !codes.quantization || codes.quantization->scale.empty() ||

@@ -7,7 +7,8 @@
 // read it on every run. Instead the interpreter points these readers at the codes and runs them
 // with the kernels below, which dequantize inside their loops: the values are the same
 // (real = scale · (code − zero point), per output channel or per tensor), the bytes read per run
-// are the codes'.
+// are the codes'. float16 weights (a half-precision checkpoint stored as FLOAT16 + DEQUANTIZE,
+// store-float16-weights) are read the same way, widened exactly, without parameters.
 #pragma once
 
 #include "kernel.h"
