@@ -13,8 +13,11 @@
 //   FULLY_CONNECTED(x * c), CONV_2D(x * c), DEPTHWISE_CONV_2D(x * c) -> weights scaled per
 //   input channel (exact for convolutions: zero padding stays zero);
 //   FULLY_CONNECTED(x + c), FULLY_CONNECTED(x - c)                   -> bias + W·c / bias − W·c.
-// New weights and biases are new constants; shared parameters are never modified. Only plain
-// float32 (no quantization); reassociation changes results by rounding only.
+// New weights and biases are new constants; shared parameters are never modified. Weights that
+// another operator also reads (a tied embedding table and output projection, as in Gemma or
+// Llama 3.2) are not scaled: the old weights would stay for the other reader and the file would
+// grow by a copy of them (640 MiB for Gemma 3 270M) to save one MUL on a small activation. Only
+// plain float32 (no quantization); reassociation changes results by rounding only.
 #include "pass_registration.h"
 #include "passes.h"
 #include "rewrite_utils.h"
@@ -149,6 +152,20 @@ std::optional<std::vector<float>> channelVectorAt(const SubgraphEditor &e, int32
   return std::nullopt;
 }
 
+// Whether the weights of linear operator `l_op` are read by anything else: another operator
+// reading the tensor, or another tensor of the subgraph on the same buffer.
+bool weightsReadElsewhere(const SubgraphEditor &e, int l_op, const Linear &l) {
+  const int32_t w = e.op(l_op).inputs[l.weight_slot];
+  if (e.consumers(w).size() > 1)
+    return true;
+  const uint32_t buffer = e.tensor(w).buffer;
+  const auto count = static_cast<int32_t>(e.graph().tensors.size());
+  for (int32_t t = 0; t < count; ++t)
+    if (t != w && e.tensor(t).buffer == buffer && !e.consumers(t).empty())
+      return true;
+  return false;
+}
+
 // Folds the per-channel `cv` of affine operator `a` (MUL, ADD, SUB) into linear operator
 // `l_op`, whose fused activation becomes the affine op's.
 void foldIntoLinear(SubgraphEditor &e, int a, int l_op, const Linear &l, const std::vector<float> &cv, int32_t z) {
@@ -194,7 +211,7 @@ bool fuseAfterTranspose(SubgraphEditor &e, int a, int32_t y, int32_t c, int32_t 
     if ((*perm)[j] == static_cast<int64_t>(ushape.size()) - 1)
       axis = j;
   auto cv = channelVectorAt(e, c, e.tensor(y).shape, axis, l->out_channels);
-  if (!cv)
+  if (!cv || (e.code(a) == BuiltinOperator::MUL && weightsReadElsewhere(e, l_op, *l)))
     return false;
   foldIntoLinear(e, a, l_op, *l, *cv, z);
   e.removeOp(a);
@@ -225,7 +242,7 @@ bool fuseAfter(SubgraphEditor &e, int a) {
     if (!l)
       continue;
     auto cv = channelVector(e, c, e.tensor(y).shape, l->out_channels);
-    if (!cv)
+    if (!cv || (code == BuiltinOperator::MUL && weightsReadElsewhere(e, l_op, *l)))
       continue;
     foldIntoLinear(e, a, l_op, *l, *cv, z);
     e.removeOp(a);
@@ -250,6 +267,8 @@ bool fuseBefore(SubgraphEditor &e, int l_op) {
   if (code != BuiltinOperator::MUL && !(fc && (code == BuiltinOperator::ADD || code == BuiltinOperator::SUB)))
     return false;
   if (e.code(l_op) == BuiltinOperator::TRANSPOSE_CONV)
+    return false;
+  if (code == BuiltinOperator::MUL && weightsReadElsewhere(e, l_op, *l))
     return false;
   const CircleOperator &affine = e.op(a);
   if (affine.inputs.size() != 2 || !hasNoFusedActivation(affine))

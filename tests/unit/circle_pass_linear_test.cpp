@@ -142,6 +142,37 @@ TEST(CirclePassFuseLinear, ScaleBeforeFullyConnectedFoldsIntoInputColumns) {
   EXPECT_EQ(m.subgraphs[0].operators[0].inputs[0], x);
 }
 
+TEST(CirclePassFuseLinear, TiedWeightsAreNotScaledIntoACopy) {
+  // A tied embedding table and output projection (Gemma, Llama 3.2): the final norm's scale
+  // before the projection would need a scaled copy of the table, the GATHER still reading the
+  // original. The scale stays; a bias-only ADD after the projection still folds.
+  ModelBuilder b;
+  int32_t ids = b.input("ids", DType::Int32, {2});
+  int32_t table = b.constant("table", f32({6, 4}, randomFloats(24, 33)));
+  int32_t s = b.constant("s", f32({4}, {1.0f, 2.0f, -1.0f, 0.5f}));
+  int32_t k = b.constant("k", f32({6}, randomFloats(6, 34)));
+  int32_t rows = b.tensor("rows", DType::Float32, {2, 4});
+  int32_t scaled = b.tensor("scaled", DType::Float32, {2, 4});
+  int32_t logits = b.tensor("logits", DType::Float32, {2, 6});
+  int32_t y = b.tensor("y", DType::Float32, {2, 6});
+  b.op(BuiltinOperator::GATHER, {table, ids}, {rows}, ModelBuilder::options(circle::GatherOptionsT{}));
+  b.op(BuiltinOperator::MUL, {rows, s}, {scaled}, mulOptions());
+  b.op(BuiltinOperator::FULLY_CONNECTED, {scaled, table, -1}, {logits}, fcOptions());
+  b.op(BuiltinOperator::ADD, {logits, k}, {y}, addOptions());
+  b.output(y);
+  CircleModel m = b.model();
+  const std::size_t buffers = m.buffers.size();
+  expectSameOutputs(m, [](CircleModel &model) {
+    EXPECT_TRUE(runCirclePass(model, "fuse-linear-ops"));
+    runCirclePass(model, "dce");
+  });
+  EXPECT_EQ(opCodes(m), (std::vector<BuiltinOperator>{BuiltinOperator::GATHER, BuiltinOperator::MUL,
+                                                        BuiltinOperator::FULLY_CONNECTED}));
+  const CircleOperator &fc = m.subgraphs[0].operators[2];
+  EXPECT_EQ(fc.inputs[1], table) << "the projection reads the table itself";
+  EXPECT_EQ(m.buffers.size(), buffers + 1) << "only the new bias is a new buffer";
+}
+
 TEST(CirclePassFuseLinear, RuntimeOperandStays) {
   ModelBuilder b;
   int32_t x = b.input("x", DType::Float32, {2, 4});
