@@ -27,6 +27,7 @@ RUNTIME_OF_TEST = {
     "test_evaluator_frontend": "evaluator after frontend",
     "test_evaluator_pipeline": "evaluator after ATen stages",
     "test_interpreter": "interpreter parity (tico-circle run)",
+    "test_op_sweep_entry": "op sweep entries unchanged (op_sweep_status.json)",
 }
 OTHER_RUNTIME = "harness and error handling"
 
