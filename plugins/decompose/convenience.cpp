@@ -193,8 +193,10 @@ Replacement copysign(Builder &b, Node &n) {
   return one(where(b, lt(b, y, 0.0), A(neg(b, magnitude)), A(magnitude)));
 }
 
+// dot(self, tensor) and vdot(self, other): the second operand by position (the two schemas
+// name it differently); vdot conjugates the first, which is the identity on real tensors.
 Replacement dot(Builder &b, Node &n) {
-  Value *product = b.mul(A(n.input("self")), A(n.input("tensor")));
+  Value *product = b.mul(A(n.input(0)), A(n.input(1)));
   return one(b.make("aten::sum.dim_IntList", {A(product), Ints({0})}));
 }
 

@@ -43,6 +43,7 @@ _CASES = {
     "FmodTensor": (lambda self, x, y: torch.fmod(x, y), lambda: (randn(3, 4, seed=1) * 5, rand_range(3, 4, low=0.5, high=2.0, seed=2) * torch.where(randn(3, 4, seed=3) > 0, 1.0, -1.0))),
     "CopySign": (lambda self, x, y: torch.copysign(x, y), lambda: (randn(3, 4, seed=1), randn(3, 4, seed=2))),
     "Dot": (lambda self, x, y: torch.dot(x, y), lambda: (randn(6, seed=1), randn(6, seed=2))),
+    "Vdot": (lambda self, x, y: torch.vdot(x, y), lambda: (randn(6, seed=1), randn(6, seed=2))),
     "Mv": (lambda self, m, v: torch.mv(m, v), lambda: (randn(3, 5, seed=1), randn(5, seed=2))),
     "Addr": (lambda self, m, u, v: torch.addr(m, u, v, beta=0.5, alpha=2.0), lambda: (randn(3, 4, seed=1), randn(3, seed=2), randn(4, seed=3))),
     "LogSumExpKeepDims": (lambda self, x: torch.logsumexp(x, dim=(0, 2), keepdim=True), lambda: (randn(2, 3, 4, seed=1) * 5,)),
