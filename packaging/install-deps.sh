@@ -10,8 +10,9 @@
 #     Python package's tests), the pinned build requirements of the Python package
 #     (nanobind, scikit-build-core; the same pins as pyproject.toml), and the original
 #     converter's Python package (tico==0.3.0: the e2e suite exports programs with its
-#     circle_custom:: ops, the quantization suite quantizes with its quantizer), and torchao
-#     (the quantization suite's PT2E models).
+#     circle_custom:: ops, the quantization suite quantizes with its quantizer), torchao
+#     (the quantization suite's PT2E models), and timm with torchvision and pillow in a
+#     directory of their own, <venv>/timm-packages (the real-model suite's vision zoo).
 # Idempotent: re-running skips what is already there.
 set -euo pipefail
 
@@ -72,6 +73,22 @@ fi
 # converts (tests/models/test_trained_lstm.py); only the weights file is read, so its audio
 # dependencies (librosa, webrtcvad) are not installed.
 "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-deps "resemblyzer==0.1.4"
+# timm (the model suite's vision zoo, tests/models/timm_zoo.py) needs torchvision, whose release
+# for torch 2.13.0 (0.28.0) is on PyPI only as a CUDA build: its C++ operator library needs
+# libc10_cuda.so and does not load next to the CPU torch, and `import torchvision` then fails
+# ("operator torchvision::nms does not exist"); tests/models/timm_support.py declares the two
+# operator schemas it needs first (timm's classification models never call them). Installed
+# outside site-packages, into $venv/timm-packages, which only timm_support.py puts on sys.path:
+# in the venv, the failing torchvision would break every process that imports transformers'
+# vision models (they import torchvision whenever it is installed). --no-deps: with --target pip
+# installs every requirement again into that directory, ignoring the venv's, torch (PyPI's CUDA
+# build) among them; the venv has timm's others (huggingface_hub, safetensors, pyyaml, from
+# transformers above), and pillow, torchvision's only other one, is named here.
+if [[ ! -d "$venv/timm-packages/timm-1.0.31.dist-info" || ! -d "$venv/timm-packages/torchvision-0.28.0.dist-info" ||
+      ! -d "$venv/timm-packages/pillow-13.0.0.dist-info" ]]; then
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-deps --upgrade --target "$venv/timm-packages" \
+    "torchvision==0.28.0" "timm==1.0.31" "pillow==13.0.0"
+fi
 # onert only publishes pre-releases; pin the one the suite is validated with.
 "$venv/bin/python" -m pip install -q --disable-pip-version-check --pre "onert==0.2.0.dev250922"
 

@@ -13,12 +13,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "e2e"))
 
 from harness import pipeline, require_working_loadgroup, source_dir, tico_circle, tico_run  # noqa: E402,F401
 
+import timm_zoo  # noqa: E402
 import zoo  # noqa: E402
 
 RUNTIME_OF_TEST = {
     "test_conversion": "converted",
     "test_onert": "onert matches eager",
     "test_interpreter": "interpreter matches eager",
+    "test_default_output_is_optimized": "default <= O1",
 }
 
 # (family, runtime) -> outcome -> case ids
@@ -27,6 +29,7 @@ _outcomes: dict[tuple[str, str], dict[str, list[str]]] = defaultdict(lambda: def
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("filterwarnings", "ignore:.*isinstance\\(treespec, LeafSpec\\).*:FutureWarning")
+    config.addinivalue_line("markers", "timm_zoo: a case of the timm vision zoo (timm_zoo.py); -m timm_zoo runs only those")
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
@@ -35,9 +38,15 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     function = report.nodeid.split("::")[-1].split("[")[0]
     if function not in RUNTIME_OF_TEST or "[" not in report.nodeid:
         return
-    case_id = report.nodeid.split("[")[-1].rstrip("]")
+    # "test_onert[NAME-VARIANT]@NAME-VARIANT": --dist loadgroup appends the xdist group.
+    case_id = report.nodeid.split("[")[-1].split("]")[0]
     name = case_id.rsplit("-", 1)[0]
-    family = zoo.BY_NAME[name].family if name in zoo.BY_NAME else "?"
+    if name in zoo.BY_NAME:
+        family = zoo.BY_NAME[name].family
+    elif name in timm_zoo.BY_NAME:
+        family = f"timm/{timm_zoo.BY_NAME[name].kind}"
+    else:
+        family = "?"
     if hasattr(report, "wasxfail"):
         outcome = "xpassed" if report.passed else "xfailed"
     else:
@@ -59,7 +68,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
                 continue
             total = sum(len(v) for v in counts.values())
             parts.append(f"{runtime} {len(counts['passed'])}/{total}")
-        write(f"{family:11s} " + "; ".join(parts))
+        write(f"{family:17s} " + "; ".join(parts))
     for (family, runtime), counts in sorted(_outcomes.items()):
         for outcome in ("failed", "xfailed", "xpassed"):
             if counts[outcome]:
