@@ -26,8 +26,9 @@ session.set_prepare_config(prepare_config.ENABLE_INTERNAL_OUTPUT_ALLOC)
 phase("prepare")
 session.prepare()
 phase("set inputs")
-# The binding keeps a pointer, not a reference: the arrays must outlive run().
-feeds = [np.ascontiguousarray(data[f"feed{i}"]) for i in range(sum(k.startswith("feed") for k in data.files))]
+# The binding keeps a pointer, not a reference: the arrays must outlive run(). A C-ordered
+# copy, not np.ascontiguousarray, which makes a 0-d array 1-d.
+feeds = [np.array(data[f"feed{i}"], order="C", copy=True) for i in range(sum(k.startswith("feed") for k in data.files))]
 for i, feed in enumerate(feeds):
     session.set_input(i, feed)
 phase("run")
