@@ -5,7 +5,7 @@
 //   reshape_as(x, o), view_as(x, o) = reshape(x, o's shape) (symbolic dims taken from o)
 //   atleast_1d/2d/3d(x) = x with leading (and, for 3-d, trailing) dims of 1 added, as NumPy
 //   hstack / vstack / dstack(xs) = cat of the atleast_1d/2d/3d forms along 0 or 1 / 0 / 2
-//   addcmul(x, a, b, value) = x + value * a * b
+//   addcmul(x, a, b, value) = x + value * a * b     addcdiv(x, a, b, value) = x + value * (a / b)
 //   lerp(x, end, w) = x + w (end - x) where |w| < 0.5, end - (end - x)(1 - w) elsewhere
 //                     (PyTorch's two-sided form: exact at w = 0 and w = 1)
 //   hypot(x, y) = sqrt(x^2 + y^2)          logaddexp(x, y) = max + log1p(exp(-|x - y|))
@@ -122,6 +122,18 @@ Replacement addcmul(Builder &b, Node &n) {
   if (value != 1.0)
     product = b.mul(A(product), A(value));
   return one(b.add(A(x), A(product)));
+}
+
+// PyTorch refuses integer addcdiv; float32 only, as its CPU kernel computes it.
+Replacement addcdiv(Builder &b, Node &n) {
+  Value *x = n.input("self");
+  if (!isFloat32(x) || !isFloat32(n.input("tensor1")) || !isFloat32(n.input("tensor2")))
+    return std::nullopt;
+  Value *quotient = b.div(A(n.input("tensor1")), A(n.input("tensor2")));
+  const double value = numberArg(n, "value", 1.0);
+  if (value != 1.0)
+    quotient = b.mul(A(quotient), A(value));
+  return one(b.add(A(x), A(quotient)));
 }
 
 Replacement lerp(Builder &b, Node &n) {
@@ -596,6 +608,7 @@ std::vector<Rule> convenienceRules() {
           {"aten::row_stack.default", stackRule('v')},
           {"aten::dstack.default", stackRule('d')},
           {"aten::addcmul.default", addcmul},
+          {"aten::addcdiv.default", addcdiv},
           {"aten::lerp.Scalar", lerp},
           {"aten::lerp.Tensor", lerp},
           {"aten::hypot.default", hypot},

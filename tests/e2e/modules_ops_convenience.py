@@ -34,6 +34,8 @@ _CASES = {
     "DStack": (lambda self, x, y: torch.dstack([x, y]), lambda: (randn(2, 3, seed=1), randn(2, 3, seed=2))),
     "Addcmul": (lambda self, x, a, b: torch.addcmul(x, a, b, value=-0.75), lambda: (randn(3, 4, seed=1), randn(3, 4, seed=2), randn(1, 4, seed=3))),
     "AddcmulDefault": (lambda self, x, a, b: torch.addcmul(x, a, b), lambda: (randn(3, 4, seed=1), randn(3, 4, seed=2), randn(3, 4, seed=3))),
+    "Addcdiv": (lambda self, x, a, b: torch.addcdiv(x, a, b, value=-0.75), lambda: (randn(3, 4, seed=1), randn(3, 4, seed=2), rand_range(1, 4, low=0.5, high=2.0, seed=3))),
+    "AddcdivDefault": (lambda self, x, a, b: torch.addcdiv(x, a, b), lambda: (randn(3, 4, seed=1), randn(3, 4, seed=2), rand_range(3, 4, low=0.5, high=2.0, seed=3))),
     "LerpLowWeight": (lambda self, x, y: torch.lerp(x, y, 0.3), lambda: (randn(3, 4, seed=1), randn(3, 4, seed=2))),
     "LerpHighWeight": (lambda self, x, y: torch.lerp(x, y, 0.8), lambda: (randn(3, 4, seed=1), randn(3, 4, seed=2))),
     "LerpTensorWeight": (lambda self, x, y, w: torch.lerp(x, y, w), lambda: (randn(3, 4, seed=1), randn(3, 4, seed=2), rand_range(3, 4, low=-0.5, high=1.5, seed=3))),

@@ -901,7 +901,6 @@ DELIBERATE_GAPS: dict[str, str] = {
     "diagflat": _composite("aten::diagflat", "diag_embed of the flattened input"),
     "broadcast_tensors": _composite("aten::broadcast_tensors", "expand of each input to the common shape"),
     "sum_to_size": _composite("aten::sum_to_size", "sum over the broadcast dims with keepdim"),
-    "addcdiv": _composite("aten::addcdiv (addcmul is decomposed)", "input + value * t1 / t2"),
     "logaddexp2": _composite("aten::logaddexp2 (logaddexp is decomposed)", "the logaddexp rule in base 2"),
     "einsum": _composite("aten::einsum", "permutes, reshapes and bmm from the equation"),
     "inner": _composite("aten::inner", "tensordot over the last dims"),
