@@ -36,18 +36,15 @@
 namespace tico::circle_passes {
 namespace {
 
-// The float32 payload's checkpoint source: its 16-bit storage and type, when the dtype policy
-// widened it from a half-precision weight.
-const Storage *halfSource(const CircleModel &model, const CircleTensor &t) {
+// Whether a tensor's float32 payload is a checkpoint's half-precision weight that the dtype
+// policy widened (a float16 / bfloat16 storage converted to float32).
+bool isWidenedHalfWeight(const CircleModel &model, const CircleTensor &t) {
   if (t.type != circle::TensorType::FLOAT32 || t.buffer == 0 || t.is_variable || t.quantization ||
       t.buffer >= model.buffers.size())
-    return nullptr;
+    return false;
   const auto &data = model.buffers[t.buffer].data;
-  if (!data || !data->storage || !data->storage->convertedFrom() ||
-      data->storage->convertedToDType() != DType::Float32)
-    return nullptr;
-  const DType from = data->storage->convertedFromDType();
-  return from == DType::Float16 || from == DType::BFloat16 ? data->storage.get() : nullptr;
+  return data && data->storage && data->storage->convertedFrom() &&
+         data->storage->convertedToDType() == DType::Float32;
 }
 
 // Scans the bfloat16 elements of `view` for float16's range, releasing a mapped file's pages
@@ -89,7 +86,7 @@ public:
     const bool changed = forEachSubgraph(model, [&](SubgraphEditor &e) {
       const auto count = static_cast<int32_t>(e.graph().tensors.size());
       for (int32_t t = 0; t < count; ++t) {
-        if (!e.isConstantTensor(t) || e.isGraphOutput(t) || !halfSource(e.model(), e.tensor(t)))
+        if (!e.isConstantTensor(t) || e.isGraphOutput(t) || !isWidenedHalfWeight(e.model(), e.tensor(t)))
           continue;
         const std::vector<int> readers = e.consumers(t);
         if (readers.empty())

@@ -280,23 +280,25 @@ class Workspace:
         return case
 
 
-    def converted_for_onert(self, name: str, variant: str, tico_run: Path, pipeline: Path) -> tuple[PreparedCase, Path]:
-        """The case and the Circle file onert runs.
+    def converted_for_onert(self, name: str, variant: str, tico_run: Path, pipeline: Path):
+        """The case, the Circle file onert runs and that file's model (loaded once).
 
         That is the default file unless it stores float16 weights (a half-precision checkpoint:
         FLOAT16 + DEQUANTIZE, which onert 0.2 refuses at load); then it is the same conversion
         with ``--config float16_weights=false``, the documented setting for onert.
         """
         case = self.converted(name, variant, tico_run, pipeline)
-        if not circle_tools.has_float16_weights(circle_tools.load_model(case.circle)):
-            return case, case.circle
+        model = circle_tools.load_model(case.circle)
+        if not circle_tools.has_float16_weights(model):
+            return case, case.circle, model
         path = case.directory / "onert.circle"
         if case.onert_conversion is None:
             case.onert_conversion = run_tico(tico_run, ["--pipeline", str(pipeline), "--config", "float16_weights=false",
                                                         str(case.pt2), "-o", str(path)])
         require_success(case.onert_conversion, f"conversion of {name} ({variant}) with float32 weights for onert")
-        assert not circle_tools.has_float16_weights(circle_tools.load_model(path)), "float16_weights=false kept FLOAT16"
-        return case, path
+        model = circle_tools.load_model(path)
+        assert not circle_tools.has_float16_weights(model), "float16_weights=false kept FLOAT16"
+        return case, path, model
 
 
 @pytest.fixture(scope="session")
@@ -351,8 +353,8 @@ def test_circle_structure(workspace: Workspace, tico_run: Path, pipeline: Path, 
 def test_onert(workspace: Workspace, tico_run: Path, pipeline: Path, name: str, variant: str):
     from onert import infer
 
-    case, circle = workspace.converted_for_onert(name, variant, tico_run, pipeline)
-    operators = circle_tools.operator_names(circle_tools.load_model(circle))
+    case, circle, model = workspace.converted_for_onert(name, variant, tico_run, pipeline)
+    operators = circle_tools.operator_names(model)
     for label, inputs in input_sets(case):
         # A fresh session per input set: the second set checks a size the model
         # was never prepared for.

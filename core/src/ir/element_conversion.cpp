@@ -8,6 +8,8 @@
 // below are the fallback and the reference (tests compare the two on every 16-bit pattern).
 #include "tico/ir/tensor_data.h"
 
+#include "element_conversion.h"
+
 #include "tico/support/error.h"
 #include "tico/support/half.h"
 
@@ -143,6 +145,11 @@ void widenToFloat32(DType from, const std::byte *in, float *out, std::size_t cou
 #endif
   for (std::size_t i = 0; i < count; ++i)
     out[i] = halfToFloat(load16(in + 2 * i));
+}
+
+bool isElementConversion(DType from, DType to) {
+  return ((from == DType::Float16 || from == DType::BFloat16) && to == DType::Float32) ||
+         (from == DType::BFloat16 && to == DType::Float16);
 }
 
 void convertElements(DType from, DType to, const std::byte *in, std::byte *out, std::size_t count) {

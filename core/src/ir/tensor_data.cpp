@@ -1,5 +1,7 @@
 #include "tico/ir/tensor_data.h"
 
+#include "element_conversion.h"
+
 #include "tico/support/checked.h"
 #include "tico/support/error.h"
 #include "tico/support/file.h"
@@ -102,8 +104,7 @@ std::shared_ptr<const Storage> Storage::fromExternal(const std::byte *data, std:
 std::shared_ptr<const Storage> Storage::converted(std::shared_ptr<const Storage> source, DType from, DType to) {
   if (!source)
     throw Error("Storage::converted: no source storage");
-  const bool half = from == DType::Float16 || from == DType::BFloat16;
-  if (!(half && to == DType::Float32) && !(from == DType::BFloat16 && to == DType::Float16))
+  if (!isElementConversion(from, to))
     throw Error("Storage::converted: cannot convert " + std::string(dtypeName(from)) + " elements to " +
                 std::string(dtypeName(to)) + " (float16 and bfloat16 to float32, bfloat16 to float16 only)");
   std::shared_ptr<Storage> s(new Storage());
