@@ -10,9 +10,13 @@
 //   - bfloat16 weights (option `bfloat16`, on by default): converted to float16 while the file
 //     is written. Exact for every magnitude in [2^-14, 65504] (float16 has more significand
 //     bits than bfloat16's eight); a magnitude below 2^-14 lands on float16's subnormal grid,
-//     rounded to nearest even, an error of at most 2^-25 (the pass logs how many values that
-//     is). A weight with a finite magnitude above 65504 stays float32 whole (float16 would make
-//     it inf); the pass logs it.
+//     rounded to nearest even, an error of at most 2^-25. A weight with a finite magnitude
+//     above 65504 stays float32 whole (float16 would make it inf). Who finds such a weight:
+//     by default the Circle writer, which checks while it converts and writes the file again
+//     with that weight in float32 (a trained weight beyond 65504 is rare, and scanning every
+//     weight first costs a third of the write); with the option `scan_range` this pass scans
+//     each weight first, keeps the ones beyond the range float32 itself and logs how many
+//     values were rounded.
 //
 // Consumers: the built-in interpreter runs DEQUANTIZE from FLOAT16, and its FULLY_CONNECTED and
 // GATHER read float16 weights in place. onert 0.2 does not (it rejects the model at load:
@@ -76,7 +80,8 @@ Float16Range scanRange(const TensorData &view) {
 class StoreFloat16Weights final : public CirclePass {
 public:
   explicit StoreFloat16Weights(const Options &options)
-      : enabled_(options.getBool("enabled")), bfloat16_(options.getBool("bfloat16")) {}
+      : enabled_(options.getBool("enabled")), bfloat16_(options.getBool("bfloat16")),
+        scan_range_(options.getBool("scan_range")) {}
 
   bool run(CircleModel &model, PassContext &) override {
     if (!enabled_)
@@ -126,12 +131,15 @@ public:
 
 private:
   struct Tally {
-    std::size_t stored = 0, elements = 0, rounded = 0, kept_for_range = 0, kept_by_option = 0;
+    std::size_t stored = 0, elements = 0, rounded = 0, kept_for_range = 0, kept_by_option = 0, unscanned = 0;
     void report() const {
       if (stored == 0 && kept_for_range == 0 && kept_by_option == 0)
         return;
       TICO_INFO << "store-float16-weights: " << stored << " weights (" << elements << " values) stored as FLOAT16"
                 << (rounded ? ", " + std::to_string(rounded) + " bfloat16 values below 2^-14 rounded (error <= 2^-25)" : "")
+                << (unscanned ? "; " + std::to_string(unscanned) +
+                                    " of them bfloat16, range checked by the writer (values beyond 65504: float32)"
+                              : "")
                 << (kept_for_range ? "; " + std::to_string(kept_for_range) +
                                          " bfloat16 weights kept float32 (values beyond float16's 65504)"
                                    : "")
@@ -156,12 +164,16 @@ private:
         ++tally.kept_by_option;
         return 0;
       }
-      const Float16Range range = scanRange(source);
-      if (!range.fits) {
-        ++tally.kept_for_range;
-        return 0;
+      if (scan_range_) {
+        const Float16Range range = scanRange(source);
+        if (!range.fits) {
+          ++tally.kept_for_range;
+          return 0;
+        }
+        tally.rounded += range.rounded;
+      } else {
+        ++tally.unscanned;
       }
-      tally.rounded += range.rounded;
       narrow->storage = Storage::converted(source.storage, DType::BFloat16, DType::Float16);
     }
     ++tally.stored;
@@ -171,6 +183,7 @@ private:
 
   bool enabled_;
   bool bfloat16_;
+  bool scan_range_;
 };
 
 } // namespace
@@ -185,7 +198,10 @@ void registerStoreFloat16Weights(Registrar &r) {
                   "onert 0.2 loads)"},
        OptionSpec{"bfloat16", OptionType::Bool, true,
                   "also bfloat16 weights, converted to float16 (exact in [2^-14, 65504]; smaller magnitudes rounded "
-                  "to float16's subnormals, error <= 2^-25; a weight with larger values stays float32)"}});
+                  "to float16's subnormals, error <= 2^-25; a weight with larger values stays float32)"},
+       OptionSpec{"scan_range", OptionType::Bool, false,
+                  "scan each bfloat16 weight for float16's range here (and log how many values are rounded) instead of "
+                  "letting the Circle writer check while it converts; the files hold the same values, the scan costs time"}});
 }
 
 } // namespace tico::circle_passes

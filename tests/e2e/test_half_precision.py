@@ -173,3 +173,50 @@ def test_float16_interface_runs_on_the_interpreter(cnn, tico_run, tico_circle, p
     assert outputs[0].dtype == np.float16
     # One float16 rounding of the float32 result: 2**-11 relative.
     np.testing.assert_allclose(outputs[0].astype(np.float32), reference, rtol=1e-3, atol=1e-3)
+
+
+class _LargeBFloat16Weights(torch.nn.Module):
+    """Two bfloat16 linears: one with a weight beyond float16's 65504, one within it."""
+
+    def __init__(self):
+        super().__init__()
+        self.small = torch.nn.Linear(8, 8, bias=False)
+        self.large = torch.nn.Linear(8, 4, bias=False)
+        with torch.no_grad():
+            self.large.weight[1, 3] = 70000.0  # bfloat16 keeps 70144; float16 would make it inf
+        self.to(torch.bfloat16)
+
+    def forward(self, x):
+        return self.large(torch.relu(self.small(x)))
+
+
+def test_bfloat16_weights_beyond_float16_range_are_written_as_float32(tmp_path, tico_run, tico_circle, pipeline):
+    """The writer's fallback (no scan before the write): the weight that does not fit float16 is
+    float32 in the file, the other stays FLOAT16, and the outputs are those of float32 weights;
+    the pass's own scan (scan_range) gives a file with the same tensor types and outputs."""
+    torch.manual_seed(0)
+    module = _LargeBFloat16Weights().eval()
+    x = torch.randn(2, 8, dtype=torch.bfloat16)
+    program = torch.export.export(module, (x,))
+    pt2 = tmp_path / "large.pt2"
+    torch.export.save(program, str(pt2))
+    with torch.no_grad():
+        reference = copy.deepcopy(module).float()(x.float()).numpy()
+    scanned_pipeline = tmp_path / "scan.yaml"
+    text = pipeline.read_text()
+    assert "      - store-float16-weights " in text
+    scanned_pipeline.write_text(text.replace("      - store-float16-weights ",
+                                             "      - store-float16-weights{scan_range=true} ", 1))
+    results = {}
+    for name, chosen in (("written", pipeline), ("scanned", scanned_pipeline)):
+        model = _convert(tico_run, chosen, pt2, tmp_path / f"{name}.circle")
+        graph = model.subgraphs[0]
+        weights = sorted((t.type, tuple(t.shape)) for t in graph.tensors
+                         if t.buffer and model.buffers[t.buffer].data is not None and len(t.shape) == 2)
+        results[name] = weights
+        assert (TensorType.FLOAT16, (8, 8)) in weights and (TensorType.FLOAT32, (4, 8)) in weights, (name, weights)
+        assert _operators(model).count("DEQUANTIZE") == 1, (name, _operators(model))
+        run, outputs = run_interpreter(tico_circle, tmp_path / f"{name}.circle", [x.float().numpy()], tmp_path / f"interp-{name}")
+        require_success(run, f"the interpreter on {name}")
+        np.testing.assert_allclose(outputs[0], reference, rtol=1e-4, atol=1e-2, err_msg=name)
+    assert results["written"] == results["scanned"]

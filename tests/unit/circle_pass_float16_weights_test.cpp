@@ -1,14 +1,17 @@
 // Golden tests of store-float16-weights: float32 constants widened from float16 or bfloat16
 // storage (the dtype policy's weights) become FLOAT16 + DEQUANTIZE with the same outputs on the
 // interpreter (whose FULLY_CONNECTED and GATHER read the float16 weights in place); tied views
-// share one FLOAT16 buffer; plain float32 constants and bfloat16 weights beyond float16's range
-// are not touched; the options turn the pass or its bfloat16 part off; a second run changes
+// share one FLOAT16 buffer; plain float32 constants are not touched, and bfloat16 weights beyond
+// float16's range stay float32 (kept by the pass with scan_range, else by the writer's fallback); the options turn the pass or its bfloat16 part off; a second run changes
 // nothing.
 #include "circle_pass_test_support.h"
 
+#include "tico/circle/reader.h"
+#include "tico/circle/writer.h"
 #include "tico/support/half.h"
 
 #include <cmath>
+#include <cstdio>
 
 #include <set>
 
@@ -92,13 +95,55 @@ TEST(CirclePassStoreFloat16Weights, WidenedFloat16WeightsBecomeFloat16PlusDequan
   EXPECT_FALSE(runCirclePass(m, "store-float16-weights"));
 }
 
-TEST(CirclePassStoreFloat16Weights, BFloat16WeightsBeyondFloat16sRangeStayFloat32) {
+TEST(CirclePassStoreFloat16Weights, BFloat16WeightsBeyondFloat16sRangeStayFloat32WithTheScan) {
   // 1.0 and -65536 (0xc780): float16 would make the latter -inf.
   auto [m, k] = addConstant(widened(DType::BFloat16, {2}, {0x3f80, 0xc780}));
-  EXPECT_FALSE(runCirclePass(m, "store-float16-weights"));
+  EXPECT_FALSE(runCirclePass(m, "store-float16-weights", {{"scan_range", true}}));
   EXPECT_EQ(tensorAt(m, k).type, circle::TensorType::FLOAT32);
   EXPECT_NE(tensorAt(m, k).buffer, 0u);
   EXPECT_EQ(countOps(m, BuiltinOperator::DEQUANTIZE), 0u);
+}
+
+// Without the scan the pass stores the weight as FLOAT16; the writer finds the overflow while it
+// converts and writes the weight as float32, in the file and in memory alike.
+TEST(CirclePassStoreFloat16Weights, TheWriterWritesBFloat16WeightsBeyondFloat16sRangeAsFloat32) {
+  auto [m, k] = addConstant(widened(DType::BFloat16, {2}, {0x3f80, 0xc780}));
+  auto [fits, kf] = addConstant(widened(DType::BFloat16, {2}, {0x3f80, 0x477f})); // 65280 fits
+  const auto inputs = deterministicInputs(m);
+  const auto expected = runModel(std::make_shared<const CircleModel>(m), inputs);
+  EXPECT_TRUE(runCirclePass(m, "store-float16-weights"));
+  EXPECT_TRUE(runCirclePass(fits, "store-float16-weights"));
+  EXPECT_EQ(countOps(m, BuiltinOperator::DEQUANTIZE), 1u) << "no scan: the pass cannot know";
+
+  const std::string path = ::testing::TempDir() + "/tico_float16_overflow.circle";
+  writeCircleFile(m, path);
+  const std::vector<uint8_t> bytes = serializeCircle(m);
+  for (const CircleModel &written :
+       {readCircleFile(path), readCircleBytes(Storage::fromBytes(std::vector<std::byte>(
+                                                  reinterpret_cast<const std::byte *>(bytes.data()),
+                                                  reinterpret_cast<const std::byte *>(bytes.data()) + bytes.size())),
+                                              "memory")}) {
+    EXPECT_EQ(countOps(written, BuiltinOperator::DEQUANTIZE), 0u);
+    const CircleOperator &add = *opsOf(written, BuiltinOperator::ADD)[0];
+    const CircleTensor &weight = tensorAt(written, add.inputs[1]);
+    EXPECT_EQ(weight.type, circle::TensorType::FLOAT32);
+    ASSERT_NE(weight.buffer, 0u);
+    EXPECT_EQ(valuesOf<float>(*written.buffers[weight.buffer].data), (std::vector<float>{1.0f, -65536.0f}));
+    const auto outputs = runModel(std::make_shared<const CircleModel>(written), inputs);
+    EXPECT_EQ(maxRelativeDifference(outputs, expected), 0.0);
+  }
+  EXPECT_EQ(countOps(readCircleFile(path), BuiltinOperator::DEQUANTIZE), 0u);
+  std::remove(path.c_str());
+
+  // A weight within the range keeps its FLOAT16 form in the file.
+  const std::vector<uint8_t> kept = serializeCircle(fits);
+  const CircleModel read = readCircleBytes(
+      Storage::fromBytes(std::vector<std::byte>(reinterpret_cast<const std::byte *>(kept.data()),
+                                                reinterpret_cast<const std::byte *>(kept.data()) + kept.size())),
+      "memory");
+  EXPECT_EQ(countOps(read, BuiltinOperator::DEQUANTIZE), 1u);
+  (void)k;
+  (void)kf;
 }
 
 TEST(CirclePassStoreFloat16Weights, SmallBFloat16ValuesRoundToFloat16SubnormalsWithin2ToTheMinus25) {

@@ -1,5 +1,6 @@
 // Constant payloads: strided views, bounds checks, mapped files, sharing.
 #include "tico/ir/tensor_data.h"
+#include "ir/element_conversion.h"
 #include "tico/support/half.h"
 #include "tico/support/error.h"
 
@@ -261,6 +262,40 @@ TEST(ElementConversionTest, Float16RangeCountsOverflowAndRoundedValues) {
   const Float16Range r = float16Range(reinterpret_cast<const std::byte *>(small.data()), small.size());
   EXPECT_TRUE(r.fits);
   EXPECT_EQ(r.rounded, 1u);
+}
+
+TEST(ElementConversionTest, CheckedBFloat16ToFloat16MatchesTheConversionAndTheRangeOnEveryBlock) {
+  // The writer's conversion (bfloat16ToFloat16Fits): the same bytes as convertElements, and
+  // "fits" exactly when float16Range says so, for every block of eight consecutive patterns
+  // (the vector width) and for lengths that end on the scalar tail.
+  const std::vector<uint16_t> all = everyPattern();
+  std::vector<uint16_t> expected(all.size()), checked(all.size());
+  convertElements(DType::BFloat16, DType::Float16, reinterpret_cast<const std::byte *>(all.data()),
+                  reinterpret_cast<std::byte *>(expected.data()), all.size());
+  EXPECT_FALSE(bfloat16ToFloat16Fits(reinterpret_cast<const std::byte *>(all.data()),
+                                     reinterpret_cast<std::byte *>(checked.data()), all.size()));
+  EXPECT_EQ(checked, expected);
+  std::size_t overflowing_blocks = 0;
+  for (std::size_t start = 0; start < all.size(); start += 8) {
+    const auto *in = reinterpret_cast<const std::byte *>(all.data() + start);
+    uint16_t out[8];
+    const bool fits = bfloat16ToFloat16Fits(in, reinterpret_cast<std::byte *>(out), 8);
+    ASSERT_EQ(fits, float16Range(in, 8).fits) << "block at pattern " << start;
+    overflowing_blocks += !fits;
+  }
+  EXPECT_GT(overflowing_blocks, 0u);
+  for (std::size_t length : {1u, 7u, 8u, 9u, 17u, 40u}) {
+    std::vector<uint16_t> values(length, 0x3f80), out(length);
+    values.back() = 0x477f;  // 65280: fits
+    values.front() = 0xff80; // -inf stays -inf
+    EXPECT_TRUE(bfloat16ToFloat16Fits(reinterpret_cast<const std::byte *>(values.data()),
+                                      reinterpret_cast<std::byte *>(out.data()), length))
+        << length;
+    values[length / 2] = 0x4780; // 65536
+    EXPECT_FALSE(bfloat16ToFloat16Fits(reinterpret_cast<const std::byte *>(values.data()),
+                                       reinterpret_cast<std::byte *>(out.data()), length))
+        << length;
+  }
 }
 
 TEST(ElementConversionTest, ConvertedBFloat16StorageHoldsFloat16) {

@@ -11,8 +11,13 @@
 #include "tico/support/error.h"
 #include "tico/support/file.h"
 
+#include <cerrno>
+#include <cstring>
 #include <limits>
 #include <memory>
+#include <optional>
+
+#include <unistd.h>
 
 namespace tico {
 
@@ -25,8 +30,23 @@ void writeCircleFile(const CircleModel &model, const std::string &path, OutputBa
   auto image = std::make_unique<CircleImage>();
   circle_writer::buildCircleImage(model, options, *image);
   batch.add(path, "Circle file", [&](int fd) {
+    std::vector<uint32_t> overflowed;
+    {
+      circle_writer::FileSink sink(fd, path);
+      overflowed = circle_writer::streamCircleImage(*image, sink);
+    }
+    if (overflowed.empty())
+      return;
+    // A bfloat16 weight stored as FLOAT16 did not fit: the same file with it in float32
+    // (writer_float16.cpp), written over the first attempt before anything is committed.
+    const CircleModel repaired = circle_writer::withFloat32Weights(model, overflowed);
+    image = std::make_unique<CircleImage>();
+    circle_writer::buildCircleImage(repaired, options, *image);
+    if (::ftruncate(fd, 0) != 0 || ::lseek(fd, 0, SEEK_SET) != 0)
+      throw Error("cannot write Circle file '" + path + "': cannot start it again: " + std::strerror(errno));
     circle_writer::FileSink sink(fd, path);
-    circle_writer::streamCircleImage(*image, sink);
+    if (!circle_writer::streamCircleImage(*image, sink).empty())
+      throw Error("Circle writer: bfloat16 weights still overflow float16 after the fallback (a writer bug)");
   });
 }
 
@@ -38,8 +58,14 @@ void writeCircleFile(const CircleModel &model, const std::string &path, const Ci
 
 void serializeCircleInto(const CircleModel &model, const std::function<std::byte *(std::size_t size)> &allocate,
                          const CircleWriteOptions &options) {
+  // The size must be known before the destination is allocated: weights that will not fit
+  // float16 are found by a scan here (in-memory models are small), not while writing.
+  const std::vector<uint32_t> overflowed = circle_writer::float16Overflows(model);
+  std::optional<CircleModel> repaired;
+  if (!overflowed.empty())
+    repaired = circle_writer::withFloat32Weights(model, overflowed);
   auto image = std::make_unique<CircleImage>();
-  circle_writer::buildCircleImage(model, options, *image);
+  circle_writer::buildCircleImage(repaired ? *repaired : model, options, *image);
   if (image->file_size > std::numeric_limits<std::size_t>::max())
     throw Error("cannot serialize Circle model: " + std::to_string(image->file_size) + " bytes do not fit in memory");
   const auto size = static_cast<std::size_t>(image->file_size);

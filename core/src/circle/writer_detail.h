@@ -104,7 +104,17 @@ private:
   bool kernel_copy_ = true; // cleared once copy_file_range proved unusable for this output
 };
 
-// Writes the image (step 3): metadata, then payloads with zero padding.
-void streamCircleImage(const CircleImage &image, ByteSink &sink);
+// Writes the image (step 3): metadata, then payloads with zero padding. Returns the buffers
+// whose bfloat16 -> float16 conversion overflowed (empty: the file is complete and right).
+std::vector<uint32_t> streamCircleImage(const CircleImage &image, ByteSink &sink);
+
+// `model` with the FLOAT16 weights of `buffers` (bfloat16 checkpoint weights converted to float16
+// by store-float16-weights, some value beyond 65504) written as float32 again: each DEQUANTIZE
+// reading one is removed and its float32 output becomes the constant (writer_float16.cpp).
+CircleModel withFloat32Weights(const CircleModel &model, const std::vector<uint32_t> &buffers);
+
+// The bfloat16 -> float16 converted buffers of `model` with a value beyond float16's range
+// (a scan; the in-memory writer uses it, which must know the size before it writes).
+std::vector<uint32_t> float16Overflows(const CircleModel &model);
 
 } // namespace tico::circle_writer

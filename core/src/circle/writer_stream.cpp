@@ -7,12 +7,17 @@
 
 #include "writer_detail.h"
 
+#include "../ir/element_conversion.h"
+
 #include "tico/support/error.h"
 
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <future>
+#include <string>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -53,14 +58,21 @@ void requireFileExtent(const MappedFile &file, uint64_t end, const std::string &
 
 // Elements converted per write when streaming a converted payload (float16 / bfloat16 widened
 // to float32, bfloat16 stored as float16): bounded so that the converted copy of a weight never
-// exists in memory at once.
-constexpr std::size_t kConvertChunkElements = std::size_t{1} << 20;
+// exists in memory at once, and small enough that a chunk is still in the CPU's cache when it is
+// written (tests/bench/README.md: with the two-buffer pipeline below, 2^19 wrote the 1 B bfloat16
+// model about 15 % faster than 2^20; 2^16 - 2^18 pay for more syscalls and page releases).
+constexpr std::size_t kConvertChunkElements = std::size_t{1} << 19;
 
 // A view of a converted storage (Storage::converted): the same view of the 16-bit source is
 // converted chunk by chunk while it is written, and the source's mapped pages are released
-// behind it. A strided view is first gathered in its 16-bit form (one tensor at a time, no
+// behind it. Converting (page faults on the mapping, the conversion, the page release) and
+// writing (the kernel's copy into the output) take about as long each, so a payload of more
+// than one chunk is pipelined: the next chunk is converted on a second thread, into the second
+// of two buffers, while the current one is written. A strided view is first gathered in its 16-bit form (one tensor at a time, no
 // larger than the payload).
-void writeConvertedPayload(const PayloadPlacement &payload, ByteSink &sink) {
+// Returns false when a bfloat16 value converted to float16 overflowed (the bytes are still
+// written: the caller writes the file again with that weight in float32).
+bool writeConvertedPayload(const PayloadPlacement &payload, ByteSink &sink) {
   const TensorData &view = *payload.data;
   const Storage &storage = *view.storage;
   TensorData source = view;
@@ -74,33 +86,67 @@ void writeConvertedPayload(const PayloadPlacement &payload, ByteSink &sink) {
     requireFileExtent(*file, source.storage->fileOffset() + last,
                       "Circle writer: payload of buffer " + std::to_string(payload.buffer_index));
   const bool contiguous = source.isContiguous();
+  const bool checked = source.dtype == DType::BFloat16 && target == DType::Float16;
   std::vector<std::byte> gathered;
   if (!contiguous)
     gathered = source.contiguousBytes();
   const std::byte *elements = contiguous ? source.data() : gathered.data();
   const auto count = static_cast<std::size_t>(source.numel());
-  std::vector<std::byte> chunk(std::min(count, kConvertChunkElements) * out_size);
-  for (std::size_t done = 0; done < count;) {
-    const std::size_t n = std::min(count - done, kConvertChunkElements);
-    convertElements(source.dtype, target, elements + in_size * done, chunk.data(), n);
-    sink.write(chunk.data(), n * out_size);
+  const std::size_t chunk_elements = std::min(count, kConvertChunkElements);
+  std::vector<std::byte> chunks[2] = {std::vector<std::byte>(chunk_elements * out_size),
+                                      std::vector<std::byte>(chunk_elements * out_size)};
+  // Converts chunk [done, done + n) into `out`; false when a value overflowed float16.
+  auto convert = [&](std::size_t done, std::size_t n, std::byte *out) {
+    const std::byte *in = elements + in_size * done;
+    bool ok = true;
+    if (checked)
+      ok = bfloat16ToFloat16Fits(in, out, n);
+    else
+      convertElements(source.dtype, target, in, out, n);
     if (contiguous && file != nullptr)
       file->release(source.storage->fileOffset() + first + in_size * done, in_size * n);
-    done += n;
+    return ok;
+  };
+  bool fits = true;
+  if (count <= chunk_elements) {
+    for (std::size_t done = 0; done < count;) {
+      const std::size_t n = std::min(count - done, chunk_elements);
+      fits = convert(done, n, chunks[0].data()) && fits;
+      sink.write(chunks[0].data(), n * out_size);
+      done += n;
+    }
+  } else {
+    // Two buffers: the next chunk is converted on a second thread while this one is written.
+    std::size_t n = chunk_elements;
+    fits = convert(0, n, chunks[0].data());
+    int current = 0;
+    for (std::size_t done = 0; done < count;) {
+      const std::size_t next_done = done + n;
+      const std::size_t next_n = std::min(count - next_done, chunk_elements);
+      std::future<bool> next;
+      if (next_n > 0)
+        next = std::async(std::launch::async, convert, next_done, next_n, chunks[1 - current].data());
+      sink.write(chunks[current].data(), n * out_size);
+      if (next_n > 0)
+        fits = next.get() && fits;
+      done = next_done;
+      n = next_n;
+      current = 1 - current;
+    }
   }
   // Once more over the whole extent: reading through the mapping lets the kernel map pages
   // around each fault (fault-around), including pages of chunks already released.
   if (file != nullptr)
     file->release(source.storage->fileOffset() + first, last - first);
+  return fits;
 }
 
-void writePayload(const PayloadPlacement &payload, ByteSink &sink, std::vector<std::byte> &scratch) {
+// Returns false as writeConvertedPayload does.
+bool writePayload(const PayloadPlacement &payload, ByteSink &sink, std::vector<std::byte> &scratch) {
   const TensorData &view = *payload.data;
   const Storage &storage = *view.storage;
-  if (storage.convertedFrom()) {
-    writeConvertedPayload(payload, sink);
-    return;
-  }
+  if (storage.convertedFrom())
+    return writeConvertedPayload(payload, sink);
   const MappedFile *file = storage.file();
   if (view.isContiguous()) {
     const uint64_t start = static_cast<uint64_t>(view.storage_offset) * elementSize(view.dtype);
@@ -108,7 +154,7 @@ void writePayload(const PayloadPlacement &payload, ByteSink &sink, std::vector<s
       sink.copyFromFile(*file, storage.fileOffset() + start, payload.size);
     else
       sink.write(storage.data() + start, payload.size);
-    return;
+    return true;
   }
   const auto [first, last] = viewExtent(view);
   if (file != nullptr)
@@ -119,6 +165,7 @@ void writePayload(const PayloadPlacement &payload, ByteSink &sink, std::vector<s
   sink.write(scratch.data(), payload.size);
   if (file != nullptr)
     file->release(storage.fileOffset() + first, last - first);
+  return true;
 }
 
 } // namespace
@@ -202,19 +249,22 @@ void FileSink::copyFromFile(const MappedFile &file, uint64_t offset, uint64_t si
   }
 }
 
-void streamCircleImage(const CircleImage &image, ByteSink &sink) {
+std::vector<uint32_t> streamCircleImage(const CircleImage &image, ByteSink &sink) {
   sink.write(reinterpret_cast<const std::byte *>(image.fbb.GetBufferPointer()), image.fbb.GetSize());
   std::vector<std::byte> scratch;
+  std::vector<uint32_t> overflowed;
   for (const auto &payload : image.payloads) {
     const uint64_t prefix = image.layout == PayloadLayout::Inline ? sizeof(flatbuffers::uoffset_t) : 0;
     sink.writeZeros(static_cast<std::size_t>(payload.file_offset - prefix - sink.position()));
     if (prefix != 0)
       writeLengthWord(sink, payload.size);
-    writePayload(payload, sink, scratch);
+    if (!writePayload(payload, sink, scratch))
+      overflowed.push_back(payload.buffer_index);
   }
   if (sink.position() != image.file_size)
     throw Error("Circle writer: wrote " + std::to_string(sink.position()) + " bytes where " +
                 std::to_string(image.file_size) + " were laid out");
+  return overflowed;
 }
 
 } // namespace tico::circle_writer

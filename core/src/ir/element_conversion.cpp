@@ -88,6 +88,31 @@ __attribute__((target("avx2,f16c"))) void bfloat16ToFloat16F16c(const std::byte 
   bfloat16ToFloat16Portable(in + 2 * i, out + 2 * i, count - i);
 }
 
+// The same conversion, and whether no finite value overflowed: an output lane is float16's
+// inf (0x7c00 once the sign is cleared) where the input lane was not bfloat16's inf / nan.
+__attribute__((target("avx2,f16c"))) bool bfloat16ToFloat16CheckedF16c(const std::byte *in, std::byte *out,
+                                                                       std::size_t count) {
+  const __m128i magnitude_mask = _mm_set1_epi16(0x7fff);
+  const __m128i half_infinity = _mm_set1_epi16(0x7c00);
+  const __m128i infinity = _mm_set1_epi16(static_cast<short>(kInfinity));
+  __m128i overflow = _mm_setzero_si128();
+  std::size_t i = 0;
+  for (; i + 8 <= count; i += 8) {
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i *>(in + 2 * i));
+    const __m256i wide = _mm256_slli_epi32(_mm256_cvtepu16_epi32(b), 16);
+    const __m128i h = _mm256_cvtps_ph(_mm256_castsi256_ps(wide), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(out + 2 * i), h);
+    const __m128i became_infinite = _mm_cmpeq_epi16(_mm_and_si128(h, magnitude_mask), half_infinity);
+    // Magnitudes fit 15 bits: signed compares are exact. inf / nan inputs stay inf / nan.
+    const __m128i was_finite = _mm_cmpgt_epi16(infinity, _mm_and_si128(b, magnitude_mask));
+    overflow = _mm_or_si128(overflow, _mm_and_si128(became_infinite, was_finite));
+  }
+  Float16Range tail;
+  accumulateRangePortable(in + 2 * i, count - i, tail);
+  bfloat16ToFloat16Portable(in + 2 * i, out + 2 * i, count - i);
+  return _mm_testz_si128(overflow, overflow) && tail.fits;
+}
+
 __attribute__((target("avx2,f16c"))) void float16ToFloat32F16c(const std::byte *in, float *out, std::size_t count) {
   std::size_t i = 0;
   for (; i + 8 <= count; i += 8) {
@@ -181,6 +206,17 @@ void convertElements(DType from, DType to, const std::byte *in, std::byte *out, 
   }
   throw Error("cannot convert " + std::string(dtypeName(from)) + " elements to " + std::string(dtypeName(to)) +
               " (float16 and bfloat16 to float32, bfloat16 to float16 only)");
+}
+
+bool bfloat16ToFloat16Fits(const std::byte *in, std::byte *out, std::size_t count) {
+#ifdef TICO_HAVE_F16C_PATH
+  if (hasF16c())
+    return bfloat16ToFloat16CheckedF16c(in, out, count);
+#endif
+  Float16Range range;
+  accumulateRangePortable(in, count, range);
+  bfloat16ToFloat16Portable(in, out, count);
+  return range.fits;
 }
 
 Float16Range float16Range(const std::byte *bfloat16_elements, std::size_t count) {
