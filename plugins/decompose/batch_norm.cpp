@@ -2,8 +2,12 @@
 // (dim 1), W = weight / sqrt(running_var + eps), B = bias - running_mean * W. With constant
 // float32 statistics, W and B are computed here as new [C, 1, ...] constants (the usual case:
 // parameters and buffers), so no evaluator is needed; otherwise they are built from graph ops.
-// batch_norm with training=True is an error: it updates running statistics and normalises with
-// batch statistics, which a converted inference model cannot do.
+// batch_norm with training=True and running statistics is an error: it updates them, which a
+// converted inference model cannot do. Without running statistics (training=True,
+// running_mean = running_var = None) nothing is updated: it normalises x with its own
+// statistics over every dim but the channel (biased variance), which is how timm's
+// weight-standardised convolutions (StdConv2d: BiT, NFNets, hybrid ViT stems) normalise their
+// weights; that form is decomposed (a constant weight folds to a constant).
 #include "decomposition.h"
 
 #include "tico/ir/tensor_data.h"
@@ -88,6 +92,37 @@ Replacement batchNorm(Builder &b, Node &n) {
   return out;
 }
 
+// batch_norm(x, w, b, None, None, training=True, eps): (x - mean) rsqrt(var + eps) w + b, the
+// statistics over every dim but 1.
+Replacement batchStatisticsNorm(Builder &b, Node &n) {
+  if (!onlyFirstOutputUsed(b.graph(), n))
+    return std::nullopt;
+  Value *x = n.input("input");
+  if (x->rank() < 2 || x->dtype() != DType::Float32)
+    return std::nullopt;
+  std::vector<int64_t> dims{0};
+  for (int64_t d = 2; d < static_cast<int64_t>(x->rank()); ++d)
+    dims.push_back(d);
+  const double eps = numberArg(n, "eps", 1e-5);
+  Value *mean = b.make("aten::mean.dim", {A(x), rewrite::Ints(dims), A(true)});
+  Value *centred = b.sub(A(x), A(mean));
+  Value *var = b.make("aten::mean.dim", {A(b.mul(A(centred), A(centred))), rewrite::Ints(dims), A(true)});
+  Value *y = b.mul(A(centred), A(b.make("aten::rsqrt.default", {A(b.add(A(var), A(eps)))})));
+  Shape channel_shape{x->shape()[1]};
+  for (std::size_t i = 2; i < x->rank(); ++i)
+    channel_shape.push_back(Dim(1));
+  for (const char *name : {"weight", "bias"})
+    if (Value *affine = optionalValue(n, name)) {
+      Value *per_channel = b.reshape(affine, channel_shape);
+      if (per_channel == nullptr)
+        return std::nullopt;
+      y = std::string(name) == "weight" ? b.mul(A(y), A(per_channel)) : b.add(A(y), A(per_channel));
+    }
+  std::vector<Value *> out(n.numOutputs(), nullptr);
+  out[0] = y;
+  return out;
+}
+
 } // namespace
 
 std::vector<Rule> batchNormRules() {
@@ -95,6 +130,9 @@ std::vector<Rule> batchNormRules() {
       {"aten::_native_batch_norm_legit_no_training.default", batchNorm},
       {"aten::batch_norm.default",
        [](Builder &b, Node &n) -> Replacement {
+         if (n.arg("training").asBool() && optionalValue(n, "running_mean") == nullptr &&
+             optionalValue(n, "running_var") == nullptr)
+           return batchStatisticsNorm(b, n);
          if (n.arg("training").asBool())
            throw Error("aten::batch_norm.default at node '" + n.name() +
                        "' is in training mode (training=True); tico converts inference graphs: call "

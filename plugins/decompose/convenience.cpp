@@ -30,7 +30,8 @@
 //   kron(a, b) = a[i, None, j, None] * b[None, k, None, l] reshaped (equal ranks)
 //   linalg_cross(a, b, dim) = a[1,2,0] b[2,0,1] - a[2,0,1] b[1,2,0] along dim (index_select)
 //   cdist(x1, x2, p) = p-norm of x1[..., :, None, :] - x2[..., None, :, :] (direct, no mm shortcut)
-//   tensordot(a, b, da, db) = permute + reshape both to matrices, mm, reshape
+//   tensordot(a, b, da, db) = permute + reshape both to matrices, mm, reshape (a contracted dim
+//                     of size 1 against n: the other side summed over it first, as ATen)
 //
 // Rules leave a node alone (nullopt) where a needed size is symbolic.
 #include "layout_rules.h"
@@ -48,6 +49,39 @@ namespace tico::decompose {
 using passes::A;
 using rewrite::Ints;
 using namespace unary;
+
+// The diagonal (offset, dims d1 and d2) of a statically shaped x, as the last dim of the result
+// (declared in layout_rules.h; einsum reads diagonals with it too).
+Value *diagonalOf(Builder &b, Value *x, int64_t offset, int64_t d1, int64_t d2) {
+  const std::optional<std::vector<int64_t>> shape =
+      isStatic(x->shape()) ? std::optional(hintSizes(x->shape())) : std::nullopt;
+  const int64_t rank = x->rank();
+  if (!shape || rank < 2)
+    return nullptr;
+  d1 = normalizeDim(d1, rank);
+  d2 = normalizeDim(d2, rank);
+  if (d1 == d2)
+    return nullptr;
+  std::vector<int64_t> perm;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != d1 && d != d2)
+      perm.push_back(d);
+  perm.push_back(d1);
+  perm.push_back(d2);
+  const int64_t rows = (*shape)[static_cast<std::size_t>(d1)], cols = (*shape)[static_cast<std::size_t>(d2)];
+  const int64_t length = std::max<int64_t>(0, offset >= 0 ? std::min(rows, cols - offset) : std::min(rows + offset, cols));
+  if (length == 0)
+    return nullptr; // an empty diagonal: left to the lowering's error
+  Shape flat;
+  for (std::size_t i = 0; i + 2 < perm.size(); ++i)
+    flat.push_back(Dim((*shape)[static_cast<std::size_t>(perm[i])]));
+  flat.push_back(Dim(rows * cols));
+  Value *moved = b.permute(x, perm);
+  Value *flattened = b.reshape(moved, flat);
+  const int64_t start = offset >= 0 ? offset : -offset * cols;
+  const int64_t end = start + (length - 1) * (cols + 1) + 1;
+  return b.make("aten::slice.Tensor", {A(flattened), A(int64_t{-1}), A(start), A(end), A(cols + 1)});
+}
 
 namespace {
 
@@ -233,8 +267,10 @@ Replacement addr(Builder &b, Node &n) {
 Replacement logsumexp(Builder &b, Node &n) {
   Value *x = n.input("self");
   const std::optional<std::vector<int64_t>> dims = staticInts(n.arg("dim"));
-  if (!isFloat32(x) || !dims || x->rank() == 0)
+  if (!isFloat32(x) || !dims)
     return std::nullopt;
+  if (x->rank() == 0) // log(exp(x)) over the one element: x itself (infinities and NaN too)
+    return one(b.make("aten::alias.default", {A(x)}));
   const bool keepdim = n.arg("keepdim").isBool() && n.arg("keepdim").asBool();
   Value *high = b.make("aten::amax.default", {A(x), Ints(*dims), A(true)});
   // An infinite maximum (all -inf, or a +inf) is replaced by 0 so x - m stays finite where it can.
@@ -386,37 +422,6 @@ Replacement channelShuffle(Builder &b, Node &n) {
   return one(b.reshape(swapped, target));
 }
 
-// The diagonal (offset, dims d1 and d2) of a statically shaped x, as the last dim of the result.
-Value *diagonalOf(Builder &b, Value *x, int64_t offset, int64_t d1, int64_t d2) {
-  const auto shape = staticSizes(x);
-  const int64_t rank = x->rank();
-  if (!shape || rank < 2)
-    return nullptr;
-  d1 = normalizeDim(d1, rank);
-  d2 = normalizeDim(d2, rank);
-  if (d1 == d2)
-    return nullptr;
-  std::vector<int64_t> perm;
-  for (int64_t d = 0; d < rank; ++d)
-    if (d != d1 && d != d2)
-      perm.push_back(d);
-  perm.push_back(d1);
-  perm.push_back(d2);
-  const int64_t rows = (*shape)[static_cast<std::size_t>(d1)], cols = (*shape)[static_cast<std::size_t>(d2)];
-  const int64_t length = std::max<int64_t>(0, offset >= 0 ? std::min(rows, cols - offset) : std::min(rows + offset, cols));
-  if (length == 0)
-    return nullptr; // an empty diagonal: left to the lowering's error
-  Shape flat;
-  for (std::size_t i = 0; i + 2 < perm.size(); ++i)
-    flat.push_back(Dim((*shape)[static_cast<std::size_t>(perm[i])]));
-  flat.push_back(Dim(rows * cols));
-  Value *moved = b.permute(x, perm);
-  Value *flattened = b.reshape(moved, flat);
-  const int64_t start = offset >= 0 ? offset : -offset * cols;
-  const int64_t end = start + (length - 1) * (cols + 1) + 1;
-  return b.make("aten::slice.Tensor", {A(flattened), A(int64_t{-1}), A(start), A(end), A(cols + 1)});
-}
-
 Replacement diagonal(Builder &b, Node &n) {
   const int64_t offset = n.arg("offset").isInt() ? n.arg("offset").asInt() : 0;
   const int64_t d1 = n.arg("dim1").isInt() ? n.arg("dim1").asInt() : 0;
@@ -473,6 +478,8 @@ Replacement unfold(Builder &b, Node &n) {
   const auto shape = staticSizes(x);
   const std::optional<int64_t> size = passes::staticInt(n.arg("size"));
   const std::optional<int64_t> step = passes::staticInt(n.arg("step"));
+  if (shape && shape->empty() && size == 1 && step && *step >= 1) // a 0-d tensor's one window: [x]
+    return one(b.make("aten::reshape.default", {A(x), Ints({1})}));
   if (!shape || shape->empty() || !size || !step || *size < 1 || *step < 1)
     return std::nullopt;
   const int64_t dim = normalizeDim(n.arg("dimension").asInt(), x->rank());
@@ -550,10 +557,22 @@ Replacement cdist(Builder &b, Node &n) {
 // flattened to matrices, one mm, reshaped to a's free dims then b's.
 Replacement tensordot(Builder &b, Node &n) {
   Value *x = n.input("self"), *y = n.input("other");
-  const auto xs = staticSizes(x), ys = staticSizes(y);
+  auto xs = staticSizes(x), ys = staticSizes(y);
   const auto dx = staticInts(n.arg("dims_self")), dy = staticInts(n.arg("dims_other"));
   if (!xs || !ys || !dx || !dy || dx->size() != dy->size() || !isFloat32(x) || !isFloat32(y))
     return std::nullopt;
+  // A contracted pair of sizes n and 1 broadcasts: the side of size n is summed first (ATen).
+  for (std::size_t i = 0; i < dx->size(); ++i) {
+    const auto ix = static_cast<std::size_t>(normalizeDim((*dx)[i], x->rank()));
+    const auto iy = static_cast<std::size_t>(normalizeDim((*dy)[i], y->rank()));
+    if ((*xs)[ix] != 1 && (*ys)[iy] == 1) {
+      x = b.make("aten::sum.dim_IntList", {A(x), Ints({static_cast<int64_t>(ix)}), A(true)});
+      (*xs)[ix] = 1;
+    } else if ((*xs)[ix] == 1 && (*ys)[iy] != 1) {
+      y = b.make("aten::sum.dim_IntList", {A(y), Ints({static_cast<int64_t>(iy)}), A(true)});
+      (*ys)[iy] = 1;
+    }
+  }
   auto arrange = [](const std::vector<int64_t> &shape, std::vector<int64_t> contracted, bool contracted_last,
                     std::vector<int64_t> &perm, std::vector<int64_t> &free, int64_t &free_size, int64_t &k) {
     const int64_t rank = static_cast<int64_t>(shape.size());

@@ -46,8 +46,12 @@ std::vector<Rule> rnnSequenceRules(); // lstm, gru, rnn_tanh, rnn_relu over a wh
 std::vector<Rule> mathRules();       // ops with no Circle counterpart rewritten from ones that have (math_rules.cpp)
 std::vector<Rule> layoutRules();     // raw view/layout/matmul-family ops (layout_rules.cpp)
 std::vector<Rule> windowRules();     // pooling, padding and transposed-conv cases Circle lacks (window_rules.cpp)
-std::vector<Rule> cumsumRules();
-std::vector<Rule> convenienceRules(); // numpy_T, mT, reshape_as, addcmul, lerp, logsumexp, ... (convenience.cpp)     // cumsum as a product with a triangular matrix (math_cumsum.cpp)
+std::vector<Rule> cumsumRules();     // cumsum as a product with a triangular matrix (math_cumsum.cpp)
+std::vector<Rule> aliasRules();    // multiply, subtract, clip, concat, arccos, special_*, ... (aliases.cpp)
+std::vector<Rule> rank0Rules();    // index_select, gather, max.dim, topk, scatter, softmax of a 0-d tensor; zero, heaviside, ... (rank0_ops.cpp)
+std::vector<Rule> mathCompositeRules(); // std_mean, nansum, multi_dot, matrix_power, fftshift, cross, ... (math_composites.cpp)
+std::vector<Rule> arrayOpRules();  // ravel, rot90, meshgrid, broadcast_tensors, diag_embed, block_diag, ... (array_ops.cpp)
+std::vector<Rule> convenienceRules(); // numpy_T, mT, reshape_as, addcmul, lerp, logsumexp, ... (convenience.cpp)
 
 // Registers a pass named `name` applying `rules`, with the `preserve` option.
 void registerDecomposePass(Registrar &registrar, std::string name, std::string summary, std::vector<Rule> rules);

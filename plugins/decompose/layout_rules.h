@@ -24,4 +24,8 @@ std::vector<Rule> layoutNearestRules();  // upsample_nearest1d, _upsample_neares
 // SymInt[1] accepts); nullopt when an element is symbolic or the argument is not a list.
 std::optional<std::vector<int64_t>> staticInts(const Argument &arg);
 
+// The diagonal (offset, dims d1 and d2) of a statically shaped x as the last dim of the result,
+// the other dims in order (convenience.cpp); null when it cannot be built (symbolic or empty).
+Value *diagonalOf(Builder &b, Value *x, int64_t offset, int64_t d1, int64_t d2);
+
 } // namespace tico::decompose

@@ -83,6 +83,8 @@ Replacement roll(Builder &b, Node &n) {
     dims = staticInts(*dims_arg);
   if (!shifts || !dims)
     return std::nullopt;
+  if (x->rank() == 0) // one element: every roll is the identity
+    return std::vector<Value *>{b.make("aten::alias.default", {A(x)})};
   Value *out = x;
   if (dims->empty()) {
     // PyTorch rolls the flattened tensor by a single shift and restores the shape.

@@ -34,10 +34,11 @@ void registerAll(tico::Registrar &r) {
                         cumsumRules());
   registerDecomposePass(r, "decompose-composite-ops",
                         "Decompose the composite ops torch.export.export records that no lowering takes (norms, sdpa, "
-                        "dropout, slice_scatter, chunk, rnn cells and sequences, softplus, mish, ...)",
+                        "dropout, slice_scatter, chunk, rnn cells and sequences, softplus, mish, alias spellings, ...)",
                         concat(normRules(), batchNormRules(), attentionRules(), dropoutRules(), activationRules(),
                                sliceScatterRules(), chunkRules(), rnnCellRules(), rnnSequenceRules(), repeatInterleaveRules(), mathRules(),
-                               layoutRules(), windowRules(), convenienceRules()));
+                               layoutRules(), windowRules(), convenienceRules(), aliasRules(), arrayOpRules(),
+                               rank0Rules(), mathCompositeRules()));
 }
 
 } // namespace

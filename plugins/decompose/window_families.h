@@ -11,6 +11,7 @@ std::vector<Rule> adaptivePoolWindowRules();  // uneven adaptive_avg_pool2d, ada
 std::vector<Rule> pool1dWindowRules();        // max_pool1d / avg_pool1d as 2-d pools
 std::vector<Rule> padWindowRules();           // replicate and circular padding, negative (cropping) pads
 std::vector<Rule> transposeConvWindowRules(); // dilated transposed convolution, constant weight
+std::vector<Rule> im2colWindowRules();       // im2col / col2im (nn.Unfold / nn.Fold) over static sizes
 std::vector<Rule> convPaddingWindowRules();   // conv1d/2d/3d padding modes ('same', 'valid') made explicit
 
 } // namespace tico::decompose

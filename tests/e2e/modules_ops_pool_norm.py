@@ -227,3 +227,18 @@ define_case(
     second_inputs=lambda: (randn(7, 4, 5, 5, seed=2),),
     dynamic_shapes=lambda: ({0: BATCH},),
 )
+
+# nn.Unfold / nn.Fold (im2col / col2im, window_im2col.cpp): padding, dilation, strides that
+# leave gaps, overlapping windows that add up in Fold, an unbatched input.
+_IM2COL_CASES = {
+    "UnfoldPadded": (lambda self, x: F.unfold(x, 3, padding=1), lambda: (randn(2, 3, 5, 6, seed=1),)),
+    "UnfoldDilatedStrided": (lambda self, x: F.unfold(x, (2, 3), dilation=(2, 1), stride=(2, 3)), lambda: (randn(1, 2, 7, 9, seed=2),)),
+    "FoldOverlapping": (lambda self, x: F.fold(x, (6, 5), 3, padding=1), lambda: (randn(2, 2 * 9, 30, seed=3),)),
+    "FoldStrided": (lambda self, x: F.fold(x, (7, 8), (3, 2), dilation=(1, 2), padding=(1, 0), stride=(2, 3)),
+                    lambda: (randn(1, 4 * 6, 4 * 2, seed=4),)),
+    "UnfoldThenFold": (lambda self, x: F.fold(F.unfold(x, 3, padding=1, stride=2) * 0.5, (6, 6), 3, padding=1, stride=2),
+                       lambda: (randn(2, 3, 6, 6, seed=5),)),
+    "UnfoldUnbatched": (lambda self, x: F.unfold(x, 2, stride=2), lambda: (randn(3, 4, 6, seed=6),)),
+}
+for _name, (_forward, _inputs) in _IM2COL_CASES.items():
+    define_case(_name, _forward, _inputs)

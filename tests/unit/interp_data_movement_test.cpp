@@ -232,6 +232,11 @@ TEST(InterpGather, AxisBatchDimsAndBadIndices) {
   const std::string message =
       errorOf([&] { runSingle({B::GATHER, ModelBuilder::options(o), {params, i32({1}, {3})}, DType::Int32}); });
   EXPECT_TRUE(contains(message, "index 3 is out of range for dim 1 of size 3")) << message;
+  // A rank-0 params tensor has no axis: a clear error, not a bad read.
+  circle::GatherOptionsT scalar;
+  const std::string rank0 =
+      errorOf([&] { runSingle({B::GATHER, ModelBuilder::options(scalar), {i32({}, {7}), i32({1}, {0})}, DType::Int32}); });
+  EXPECT_TRUE(contains(rank0, "GATHER needs params of rank 1 or more")) << rank0;
 }
 
 TEST(InterpGather, GatherNd) {

@@ -13,6 +13,7 @@ void runGather(KernelContext &ctx) {
   const Tensor &indices = ctx.input(1);
   check(indices.dtype == DType::Int32 || indices.dtype == DType::Int64,
         "indices must be int32 or int64, got " + dtypeString(indices.dtype));
+  check(params.rank() >= 1, "GATHER needs params of rank 1 or more (an axis to gather along), got a rank-0 tensor");
   const int64_t axis = normalizeAxis(options.axis, params.rank());
   int64_t batch_dims = options.batch_dims;
   if (batch_dims < 0)
