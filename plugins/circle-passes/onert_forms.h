@@ -57,6 +57,8 @@ bool rewriteReduceMin(SubgraphEditor &e, int op);
 bool rewriteCeil(SubgraphEditor &e, int op);
 bool rewriteReluN1To1(SubgraphEditor &e, int op);
 bool rewritePrelu(SubgraphEditor &e, int op);
+bool rewriteHighRankReduction(SubgraphEditor &e, int op);
+bool rewriteHighRankBatchMatmul(SubgraphEditor &e, int op);
 bool rewriteHardSwish(SubgraphEditor &e, int op);
 bool rewriteLowRankRmsNorm(SubgraphEditor &e, int op);
 bool rewriteIntegerAbs(SubgraphEditor &e, int op);

@@ -195,14 +195,15 @@ bool rewriteTile(SubgraphEditor &e, int i) {
   return true;
 }
 
-// REVERSE_V2 (onert: float32 only) -> GATHER with reversed constant indices per axis.
+// REVERSE_V2 (onert: float32 only, and one axis: "Inference execution failed" for a flip of
+// three axes) -> GATHER with reversed constant indices per axis.
 bool rewriteReverse(SubgraphEditor &e, int i) {
   if (e.code(i) != BuiltinOperator::REVERSE_V2 || e.op(i).inputs.size() != 2 || e.op(i).outputs.size() != 1)
     return false;
   const int32_t x = e.op(i).inputs[0], out = e.op(i).outputs[0];
-  if (!isPlain(e, x) || onertSupports(BuiltinOperator::REVERSE_V2, e.tensor(x).type))
-    return false;
   auto axes = constantInts(e, e.op(i).inputs[1]);
+  if (!isPlain(e, x) || (onertSupports(BuiltinOperator::REVERSE_V2, e.tensor(x).type) && axes && axes->size() == 1))
+    return false;
   const Extent extent = extentOf(e.tensor(x));
   if (!axes || axes->empty())
     return false;

@@ -23,6 +23,8 @@
 #include "onert_forms.h"
 #include "onert_support.h"
 
+#include <algorithm>
+
 namespace tico::circle_passes::onert_forms {
 namespace {
 
@@ -322,6 +324,103 @@ bool rewriteInstanceNorm(SubgraphEditor &e, int i) {
   circle::AddOptionsT add;
   add.fused_activation_function = activation;
   e.addOp(BuiltinOperator::ADD, {scaled, beta}, {out}, makeOptions(std::move(add)), i);
+  return true;
+}
+
+// A reduction of a rank-5 (or higher) tensor: onert 0.2 refuses it at session preparation
+// ("ShapeValidator failed"; selective-kernel and split-attention blocks sum their branches over
+// [B, radix, C, H, W]). Adjacent dims that are all reduced or all kept merge, so the same
+// reduction runs on a tensor of rank 4 or less between two RESHAPEs (static shapes).
+bool rewriteHighRankReduction(SubgraphEditor &e, int i) {
+  const BuiltinOperator code = e.code(i);
+  if (code != BuiltinOperator::SUM && code != BuiltinOperator::MEAN && code != BuiltinOperator::REDUCE_MAX &&
+      code != BuiltinOperator::REDUCE_MIN && code != BuiltinOperator::REDUCE_PROD)
+    return false;
+  const auto *options = e.op(i).builtin_options.AsReducerOptions();
+  if (!options || e.op(i).inputs.size() != 2 || e.op(i).outputs.size() != 1)
+    return false;
+  const int32_t x = e.op(i).inputs[0], out = e.op(i).outputs[0];
+  if (!isPlain(e, x) || !isPlain(e, out) || isDynamic(e.tensor(x)) || isDynamic(e.tensor(out)) ||
+      e.tensor(x).shape.size() <= 4)
+    return false;
+  const auto axes = constantInts(e, e.op(i).inputs[1]);
+  if (!axes || axes->empty())
+    return false;
+  const std::vector<int32_t> shape = e.tensor(x).shape;
+  std::vector<bool> reduced(shape.size(), false);
+  for (int64_t a : *axes) {
+    auto d = normalizeAxis(a, static_cast<int64_t>(shape.size()));
+    if (!d)
+      return false;
+    reduced[static_cast<std::size_t>(*d)] = true;
+  }
+  std::vector<int32_t> merged;
+  std::vector<int32_t> merged_axes;
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    if (d > 0 && reduced[d] == reduced[d - 1]) {
+      merged.back() *= shape[d];
+      continue;
+    }
+    if (reduced[d])
+      merged_axes.push_back(static_cast<int32_t>(merged.size()));
+    merged.push_back(shape[d]);
+  }
+  if (merged.size() > 4)
+    return false; // alternating reduced and kept dims: no rank-4 form
+  const bool keep_dims = options->keep_dims;
+  std::vector<int32_t> reduced_shape;
+  for (std::size_t d = 0; d < merged.size(); ++d) {
+    const bool is_reduced = std::find(merged_axes.begin(), merged_axes.end(), static_cast<int32_t>(d)) != merged_axes.end();
+    if (!is_reduced)
+      reduced_shape.push_back(merged[d]);
+    else if (keep_dims)
+      reduced_shape.push_back(1);
+  }
+  const T type = e.tensor(x).type;
+  circle::BuiltinOptionsUnion reducer = e.op(i).builtin_options;
+  const std::vector<int32_t> target = e.tensor(out).shape;
+  e.removeOp(i);
+  const int32_t flat = newTensor(e, type, Extent{merged, {}}, derivedName(e, out, "rank" + std::to_string(merged.size())));
+  addReshape(e, x, flat, merged, i);
+  const int32_t axes_tensor = int32Vector(e, merged_axes, derivedName(e, out, "axes"));
+  const int32_t result = emit(e, code, {flat, axes_tensor}, type, Extent{reduced_shape, {}}, derivedName(e, out, "reduced"),
+                              std::move(reducer), i);
+  addReshape(e, result, out, target, i);
+  return true;
+}
+
+// BATCH_MATMUL of rank 5 or more: onert 0.2 refuses it at session preparation ("ShapeValidator
+// failed"; VOLO's outlook attention multiplies [B, heads, HW, k*k, k*k] by [B, heads, HW, k*k,
+// C]). With the same batch dims on both sides (no broadcasting) they merge into one: two
+// RESHAPEs to rank 3, the product, a RESHAPE back (static shapes).
+bool rewriteHighRankBatchMatmul(SubgraphEditor &e, int i) {
+  if (e.code(i) != BuiltinOperator::BATCH_MATMUL || e.op(i).inputs.size() != 2 || e.op(i).outputs.size() != 1)
+    return false;
+  const int32_t lhs = e.op(i).inputs[0], rhs = e.op(i).inputs[1], out = e.op(i).outputs[0];
+  if (!isPlain(e, lhs) || !isPlain(e, rhs) || !isPlain(e, out) || isDynamic(e.tensor(lhs)) ||
+      isDynamic(e.tensor(rhs)) || isDynamic(e.tensor(out)))
+    return false;
+  const std::vector<int32_t> a = e.tensor(lhs).shape, b = e.tensor(rhs).shape, y = e.tensor(out).shape;
+  if (a.size() <= 4 || a.size() != b.size() || y.size() != a.size() ||
+      !std::equal(a.begin(), a.end() - 2, b.begin()))
+    return false;
+  int32_t batch = 1;
+  for (std::size_t d = 0; d + 2 < a.size(); ++d)
+    batch *= a[d];
+  circle::BuiltinOptionsUnion options = e.op(i).builtin_options;
+  const T type = e.tensor(out).type;
+  e.removeOp(i);
+  auto merged = [&](int32_t t, const std::vector<int32_t> &shape, const char *what) {
+    const std::vector<int32_t> target{batch, shape[shape.size() - 2], shape.back()};
+    const int32_t r = newTensor(e, e.tensor(t).type, Extent{target, {}}, derivedName(e, out, what));
+    addReshape(e, t, r, target, i);
+    return r;
+  };
+  const int32_t l3 = merged(lhs, a, "lhs_rank3"), r3 = merged(rhs, b, "rhs_rank3");
+  const std::vector<int32_t> product_shape{batch, y[y.size() - 2], y.back()};
+  const int32_t product = emit(e, BuiltinOperator::BATCH_MATMUL, {l3, r3}, type, Extent{product_shape, {}},
+                               derivedName(e, out, "product"), std::move(options), i);
+  addReshape(e, product, out, y, i);
   return true;
 }
 

@@ -4,7 +4,8 @@
 //   SLICE (not float32/uint8)      STRIDED_SLICE
 //   SPLIT_V (writes zeros)         one STRIDED_SLICE per output
 //   TILE (not float32)             CONCATENATION of copies per tiled axis
-//   REVERSE_V2 (not float32)       GATHER at reversed constant indices
+//   REVERSE_V2 (not float32, or    GATHER at reversed constant indices
+//     several axes)
 //   MIRROR_PAD                     GATHER at reflected constant indices
 //   RESIZE_NEAREST_NEIGHBOR        GATHER rows and columns at the sampled indices
 //   GATHER_ND                      GATHER on the flattened params at the linear index
@@ -19,6 +20,9 @@
 //   BATCH_MATMUL, constant LHS     the LHS read through a RESHAPE to its own shape
 //   INSTANCE_NORM (no CPU kernel)  MEAN over the spatial axes, SUB, MUL, MEAN, ADD epsilon,
 //                                  RSQRT, MUL, MUL gamma, ADD beta (with the fused activation)
+//   SUM / MEAN / REDUCE_* of rank 5+  RESHAPE merging adjacent reduced / kept dims to rank <= 4,
+//                                  the reduction, RESHAPE to the output
+//   BATCH_MATMUL of rank 5+ (equal batch dims)   the batch dims merged: RESHAPEs to rank 3
 //
 // Which (operator, type) pairs need a form comes from the measured matrix (onert_support.h,
 // docs/onert.md). The forms may use types onert still lacks for the new operator (GATHER on
@@ -41,7 +45,8 @@ bool rewrite(SubgraphEditor &e, int i) {
   for (auto form : {rewriteSlice, rewriteSplitV, rewriteTile, rewriteReverse, rewriteMirrorPad, rewriteResizeNearest,
                     rewriteGatherNd, rewriteEmptyConcatOperands, rewriteIntegerCumsum, rewriteSelect,
                     rewriteIntegerMaximum, rewriteIntegerAbs, rewriteReduceMin, rewriteCeil, rewriteReluN1To1,
-                    rewritePrelu, rewriteHardSwish, rewriteLowRankRmsNorm, rewriteConstantLhsBatchMatmul, rewriteInstanceNorm})
+                    rewritePrelu, rewriteHardSwish, rewriteLowRankRmsNorm, rewriteConstantLhsBatchMatmul, rewriteInstanceNorm,
+                    rewriteHighRankReduction, rewriteHighRankBatchMatmul})
     if (form(e, i))
       return true;
   return false;

@@ -3,6 +3,7 @@
 //   R(R(x, a1), a2)  (same reduction, same keep_dims)  -> R(x, a1 ∪ a2)
 //   R(TRANSPOSE(x, P), a)   when the dims that survive the reduction keep their relative
 //                           order through P           -> R(x, P[a]) (+ RESHAPE when keep_dims)
+//   R(x, a) where every dim in a has size 1             -> RESHAPE(x) (one element per output)
 // for R in MEAN (float32 only: a mean of integer means truncates twice), SUM, REDUCE_MAX,
 // REDUCE_MIN, REDUCE_PROD, REDUCE_ANY, REDUCE_ALL. Global average pooling written as
 // x.mean((2, 3)) after an NHWC convolution is the typical TRANSPOSE case: the converter's
@@ -141,13 +142,33 @@ bool throughTranspose(SubgraphEditor &e, int op) {
   return true;
 }
 
+// A reduction over dims of size 1 reads one element per output element: a RESHAPE (onert 0.2
+// refuses such a MEAN at session preparation, "ShapeValidator failed": multi-head attention's
+// head-averaged weights with one head).
+bool overUnitDims(SubgraphEditor &e, int op) {
+  auto r = reductionOf(e, op);
+  if (!r || r->axes.empty())
+    return false;
+  const CircleTensor &x = e.tensor(r->data);
+  const int32_t out = e.op(op).outputs[0];
+  if (isDynamic(x) || isDynamic(e.tensor(out)) || e.tensor(out).type != x.type || isQuantized(e.tensor(out)))
+    return false;
+  for (int64_t a : r->axes)
+    if (x.shape[static_cast<std::size_t>(a)] != 1)
+      return false;
+  const std::vector<int32_t> target = e.tensor(out).shape;
+  e.removeOp(op);
+  addReshape(e, r->data, out, target, op);
+  return true;
+}
+
 class SimplifyReductionOps final : public CirclePass {
 public:
   explicit SimplifyReductionOps(const Options &) {}
 
   bool run(CircleModel &model, PassContext &) override {
     return sweepToFixedPoint(model, [](SubgraphEditor &e, int i) {
-      return isReduction(e.code(i)) && (mergeChain(e, i) || throughTranspose(e, i));
+      return isReduction(e.code(i)) && (overUnitDims(e, i) || mergeChain(e, i) || throughTranspose(e, i));
     });
   }
 };
@@ -157,7 +178,8 @@ public:
 void registerSimplifyReductionOps(Registrar &r) {
   registerCirclePass<SimplifyReductionOps>(
       r, "simplify-reduction-ops",
-      "merge consecutive reductions of the same kind; reduce before a TRANSPOSE whose surviving dims keep their order");
+      "merge consecutive reductions of the same kind; reduce before a TRANSPOSE whose surviving dims keep their order; "
+      "a reduction over dims of size 1 becomes a RESHAPE");
 }
 
 } // namespace tico::circle_passes

@@ -54,6 +54,35 @@ TEST(CirclePassSimplifyReduction, GlobalMeanAfterLayoutTransposeDropsTheTranspos
   EXPECT_EQ(countOps(m, BuiltinOperator::MEAN), 1u);
 }
 
+TEST(CirclePassSimplifyReduction, ReductionsOverUnitDimsBecomeReshapes) {
+  // MEAN over the one head of [1, 1, 3, 3] (attention weights averaged over heads), and a
+  // keep_dims SUM over two unit dims; a MAX over a dim of 2 stays.
+  ModelBuilder b;
+  int32_t x = b.input("x", DType::Float32, {1, 1, 3, 3});
+  int32_t z = b.input("z", DType::Float32, {2, 1, 3});
+  int32_t a1 = b.constant("a1", i32({1}, {1}));
+  int32_t a2 = b.constant("a2", i32({2}, {0, -3}));
+  int32_t a3 = b.constant("a3", i32({2}, {0, 1}));
+  int32_t mean = b.tensor("mean", DType::Float32, {1, 3, 3});
+  int32_t sum = b.tensor("sum", DType::Float32, {1, 1, 3, 3});
+  int32_t max = b.tensor("max", DType::Float32, {3});
+  b.op(BuiltinOperator::MEAN, {x, a1}, {mean}, reducerOptions(false));
+  b.op(BuiltinOperator::SUM, {x, a2}, {sum}, reducerOptions(true));
+  b.op(BuiltinOperator::REDUCE_MAX, {z, a3}, {max}, reducerOptions(false));
+  b.output(mean);
+  b.output(sum);
+  b.output(max);
+  CircleModel m = b.model();
+  expectSameOutputs(m, [](CircleModel &model) {
+    EXPECT_TRUE(runCirclePass(model, "simplify-reduction-ops"));
+    runCirclePass(model, "dce");
+  }, 0.0);
+  EXPECT_EQ(countOps(m, BuiltinOperator::MEAN), 0u);
+  EXPECT_EQ(countOps(m, BuiltinOperator::SUM), 0u);
+  EXPECT_EQ(countOps(m, BuiltinOperator::RESHAPE), 2u);
+  EXPECT_EQ(countOps(m, BuiltinOperator::REDUCE_MAX), 1u) << "a dim of 2 is reduced";
+}
+
 TEST(CirclePassSimplifyReduction, DifferentReductionsStay) {
   ModelBuilder b;
   int32_t x = b.input("x", DType::Float32, {2, 3, 4});

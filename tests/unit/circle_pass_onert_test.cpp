@@ -316,6 +316,70 @@ TEST(CirclePassOnertOpForms, ReverseAndMirrorPadBecomeGathers) {
             (std::vector<float>{in[3], in[2], in[1], in[0], in[0], in[1], in[2], in[3]}));
 }
 
+TEST(CirclePassOnertOpForms, FloatReverseOfSeveralAxesBecomesGathersAndOneAxisStays) {
+  // onert 0.2 fails at run on a float32 REVERSE_V2 of three axes; one axis it runs.
+  ModelBuilder b;
+  int32_t x = b.input("x", DType::Float32, {2, 3, 4});
+  int32_t all = b.tensor("all", DType::Float32, {2, 3, 4});
+  b.op(B::REVERSE_V2, {x, b.constant("axes", i32({3}, {0, 1, 2}))}, {all}, ModelBuilder::options(circle::ReverseV2OptionsT{}));
+  b.output(all);
+  int32_t one = b.tensor("one", DType::Float32, {2, 3, 4});
+  b.op(B::REVERSE_V2, {x, b.constant("axis", i32({1}, {1}))}, {one}, ModelBuilder::options(circle::ReverseV2OptionsT{}));
+  b.output(one);
+  CircleModel m = b.model();
+  expectSameOutputs(m, [](CircleModel &model) { EXPECT_TRUE(forms(model)); }, 0.0);
+  EXPECT_EQ(countOps(m, B::GATHER), 3u);
+  EXPECT_EQ(countOps(m, B::REVERSE_V2), 1u);
+}
+
+TEST(CirclePassOnertOpForms, ReductionsOfRankFiveRunOnRankFourOrLess) {
+  // A SUM over the radix of [1, 2, 3, 2, 2] (selective kernel) and a keep_dims MEAN over the
+  // last two dims; a reduction over alternating dims of rank 6 cannot merge to rank 4: stays.
+  ModelBuilder b;
+  int32_t x = b.input("x", DType::Float32, {1, 2, 3, 2, 2});
+  int32_t sum = b.tensor("sum", DType::Float32, {1, 3, 2, 2});
+  circle::ReducerOptionsT drop;
+  b.op(B::SUM, {x, b.constant("radix", i32({1}, {1}))}, {sum}, ModelBuilder::options(drop));
+  b.output(sum);
+  int32_t mean = b.tensor("mean", DType::Float32, {1, 2, 3, 1, 1});
+  circle::ReducerOptionsT keep;
+  keep.keep_dims = true;
+  b.op(B::MEAN, {x, b.constant("spatial", i32({2}, {3, -1}))}, {mean}, ModelBuilder::options(keep));
+  b.output(mean);
+  int32_t y = b.input("y", DType::Float32, {2, 1, 2, 1, 2, 1});
+  int32_t max = b.tensor("max", DType::Float32, {2, 2, 2});
+  b.op(B::REDUCE_MAX, {y, b.constant("odd", i32({3}, {1, 3, 5}))}, {max}, ModelBuilder::options(drop));
+  b.output(max);
+  CircleModel m = b.model();
+  expectSameOutputs(m, [](CircleModel &model) { EXPECT_TRUE(forms(model)); });
+  for (const CircleOperator *op : opsOf(m, B::SUM))
+    EXPECT_EQ(tensorAt(m, op->inputs[0]).shape, (std::vector<int32_t>{1, 2, 12}));
+  for (const CircleOperator *op : opsOf(m, B::MEAN))
+    EXPECT_EQ(tensorAt(m, op->inputs[0]).shape, (std::vector<int32_t>{6, 4}));
+  for (const CircleOperator *op : opsOf(m, B::REDUCE_MAX))
+    EXPECT_EQ(tensorAt(m, op->inputs[0]).shape.size(), 6u);
+}
+
+TEST(CirclePassOnertOpForms, BatchMatmulOfRankFiveMergesItsBatchDims) {
+  // VOLO's outlook attention: [1, 2, 3, 4, 4] x [1, 2, 3, 4, 5]; a rank-4 product stays.
+  ModelBuilder b;
+  int32_t a = b.input("a", DType::Float32, {1, 2, 3, 4, 4});
+  int32_t v = b.input("v", DType::Float32, {1, 2, 3, 4, 5});
+  int32_t y = b.tensor("y", DType::Float32, {1, 2, 3, 4, 5});
+  b.op(B::BATCH_MATMUL, {a, v}, {y}, ModelBuilder::options(circle::BatchMatMulOptionsT{}));
+  b.output(y);
+  int32_t c = b.input("c", DType::Float32, {2, 3, 4, 4});
+  int32_t z = b.tensor("z", DType::Float32, {2, 3, 4, 4});
+  b.op(B::BATCH_MATMUL, {c, c}, {z}, ModelBuilder::options(circle::BatchMatMulOptionsT{}));
+  b.output(z);
+  CircleModel m = b.model();
+  expectSameOutputs(m, [](CircleModel &model) { EXPECT_TRUE(forms(model)); });
+  EXPECT_EQ(countOps(m, B::BATCH_MATMUL), 2u);
+  for (const CircleOperator *op : opsOf(m, B::BATCH_MATMUL))
+    EXPECT_LE(tensorAt(m, op->inputs[0]).shape.size(), 4u);
+  EXPECT_EQ(countOps(m, B::RESHAPE), 3u);
+}
+
 TEST(CirclePassOnertOpForms, ResizeNearestBecomesGathers) {
   ModelBuilder b;
   int32_t x = b.input("x", DType::Float32, {1, 2, 3, 2});
