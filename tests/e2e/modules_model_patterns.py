@@ -2,8 +2,9 @@
 tests/models runs the architectures themselves): transformers' mask functions indexing a
 mask with broadcast index tensors over a dynamic sequence, packed-sequence detection with
 diff and cumsum, position ids from a cumsum of a padding mask, a router's topk, a BERT-style
-gather of a token-type buffer at the first seq positions, and pooling windows larger than
-their input. All of them always run.
+gather of a token-type buffer at the first seq positions, pooling windows larger than
+their input, a region under disabled autocast and a weight-standardised convolution. All of
+them always run.
 """
 
 from __future__ import annotations
@@ -132,3 +133,43 @@ class PoolerWindowLargerThanInput(nn.Module):
 
     def get_example_inputs(self):
         return (randn(1, 3, 5, 5, seed=1),), {}
+
+
+@e2e_case
+class AutocastDisabledRegion(nn.Module):
+    """EfficientViT's linear attention: a region under torch.autocast(enabled=False), which
+    torch.export keeps as a wrap_with_autocast higher-order op with a subgraph (the frontend
+    inlines it). Its JSON names repeat the outer graph's; two results leave the region."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(6, 6)
+
+    def forward(self, x):
+        y = torch.relu(x)
+        with torch.autocast("cpu", enabled=False):
+            z = self.proj(y.float()) * 2
+            w = z + y
+        return w - 1, z
+
+    def get_example_inputs(self):
+        return (randn(2, 3, 6, seed=1),), {}
+
+
+@e2e_case
+class WeightStandardisedConv(nn.Module):
+    """timm's StdConv2d (BiT, NFNets, hybrid ViT stems): the weight normalised in forward with
+    F.batch_norm(w, None, None, training=True), batch statistics and no running statistics."""
+
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(4, 3, 3, 3, generator=torch.Generator().manual_seed(3)))
+        self.gain = nn.Parameter(torch.rand(4, generator=torch.Generator().manual_seed(4)) + 0.5)
+
+    def forward(self, x):
+        w = torch.nn.functional.batch_norm(self.weight.reshape(1, 4, -1), None, None, weight=self.gain,
+                                           training=True, momentum=0.0, eps=1e-6).reshape_as(self.weight)
+        return torch.nn.functional.conv2d(x, w, padding=1)
+
+    def get_example_inputs(self):
+        return (randn(1, 3, 6, 6, seed=1),), {}

@@ -11,6 +11,7 @@
 
 #include <memory>
 #include <optional>
+#include <vector>
 
 namespace tico::pt2 {
 
@@ -29,6 +30,8 @@ private:
   Value *addConstantData(InputKind kind, const Json &spec, const char *fqn_field, const std::string &context);
   void readNodes(const Json &nodes);
   void readNode(const Json &node, std::size_t index);
+  // torch.ops.higher_order.wrap_with_autocast with enabled=False: its subgraph's nodes, inlined.
+  void inlineAutocastRegion(const Json &node, const std::string &name, const std::string &context);
   void readOutputs(const Json &output_specs);
   void define(Value *value, const std::string &json_name, const std::string &context);
 
@@ -38,10 +41,16 @@ private:
   const Json *graph_json_ = nullptr;
   std::unique_ptr<Graph> graph_;
   std::optional<ValueTypes> types_;
+  // The tensor types of the subgraphs being inlined (innermost last); nodes read theirs.
+  std::vector<std::unique_ptr<ValueTypes>> scoped_types_;
+  const ValueTypes &nodeTypes() const { return scoped_types_.empty() ? *types_ : *scoped_types_.back(); }
   ValueMap values_;
   ArgumentReader arguments_{values_};
   std::optional<PayloadStore> weights_;
   std::optional<PayloadStore> constants_;
+  // While a subgraph is inlined: the prefix of its nodes' and values' names in the graph (its
+  // JSON names live in their own scope and may repeat the outer graph's).
+  std::string inline_prefix_;
 };
 
 } // namespace tico::pt2
