@@ -13,7 +13,7 @@ as pass / gap / bug / out_of_scope; ``op_sweep_status.json`` records the result
   ``TICO_E2E_EXTENDED=1`` runs every entry (about 20 minutes on two workers);
 - ``test_op_sweep_covers_op_db``: the file has exactly the entries op_db has (a PyTorch upgrade
   that adds or renames an OpInfo fails here until the sweep is regenerated);
-- ``test_op_sweep_file_is_consistent``: the summary and the deliberate-gap list in the file are
+- ``test_op_sweep_file_is_consistent``: the summary, the deliberate-gap list and the onert-limit list in the file are
   the ones the entries and ``op_sweep.DELIBERATE_GAPS`` give, and every gap of the view / alias /
   convenience family has its reason there.
 """
@@ -88,3 +88,14 @@ def test_op_sweep_file_is_consistent():
     assert not unexplained, f"gaps of the view/alias/convenience family without a reason in DELIBERATE_GAPS: {unexplained}"
     not_gaps = sorted(set(op_sweep.DELIBERATE_GAPS) - focus_gaps)
     assert not not_gaps, f"DELIBERATE_GAPS lists entries that are not focus-family gaps (any more): {not_gaps}"
+    # A bug is onert's (listed with its reason) or tico's: the built-in runtime and the
+    # conversion have none.
+    assert STATUS["onert_limits"] == op_sweep.ONERT_LIMITS, "the onert-limit list differs from op_sweep.ONERT_LIMITS"
+    onert_only = {key for key, record in RECORDS.items() if record["category"] == "bug"
+                  and all(case.get("stage") == "onert" for case in record["cases"].values() if case["status"] == "bug")}
+    ours = sorted(key for key, record in RECORDS.items() if record["category"] == "bug" and key not in onert_only)
+    assert not ours, f"entries failing in the conversion or on the built-in runtime: {ours}"
+    unexplained = sorted(onert_only - set(op_sweep.ONERT_LIMITS))
+    assert not unexplained, f"entries failing on onert only without a reason in ONERT_LIMITS: {unexplained}"
+    stale = sorted(set(op_sweep.ONERT_LIMITS) - onert_only)
+    assert not stale, f"ONERT_LIMITS lists entries that do not fail on onert (any more): {stale}"

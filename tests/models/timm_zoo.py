@@ -30,7 +30,7 @@ import torch
 from torch import nn
 
 from timm_support import import_timm
-from zoo import ExpectedFailure, ModelCase, pixels
+from zoo import ModelCase, pixels
 
 # Every case, or only the CI subset (CI's time budget: docs/model-zoo-timm.md has the figures).
 EXTENDED = os.environ.get("TICO_MODELS_EXTENDED") == "1"
@@ -133,25 +133,12 @@ def note(interpreter: float, onert: float, scale: float, eager64: float, interpr
     )
 
 
-# Known gaps (strict expected failures; the conversion refusals are tico's, the onert one is a
-# file onert 0.2 does not run that tico could write differently).
-#
-# timm's weight-standardised convolutions (StdConv2d, ScaledStdConv2d: NFNets, BiT ResNetV2 and
-# the ResNet stem of the hybrid ViTs) normalise their weights in forward with
-# F.batch_norm(weight, None, None, training=True, momentum=0): batch statistics of a constant,
-# with no running statistics to update. That is an inference graph, but tico refuses every
-# batch_norm with training=True.
-TRAINING_MODE_BATCH_NORM = (
-    "pass 'decompose-composite-ops' failed: aten::batch_norm.default at node 'batch_norm' is in training mode "
-    "(training=True); tico converts inference graphs: call model.eval() before torch.export"
-)
-# Selective-kernel and split-attention blocks sum their branches over a rank-5 tensor.
-ONERT_RANK5_SUM = (
-    "onert 0.2 refuses the file (\"ShapeValidator failed at line 805\" when the session is prepared): the sum over "
-    "the branches is a SUM over axis 1 of a rank-5 tensor [1, 2, C, H, W] (torch.stack(..., 1).sum(1), or a reshape "
-    "to [B, radix, C, H, W]), the first operator onert rejects when the file is cut with tico-circle extract; the "
-    "built-in interpreter runs the file and matches eager"
-)
+# Known gaps are strict expected failures (below). Fixed at stop 38: timm's weight-standardised
+# convolutions (StdConv2d / ScaledStdConv2d in NFNets, BiT ResNetV2 and the hybrid ViTs' ResNet
+# stem) normalise their weights with F.batch_norm(weight, None, None, training=True), batch
+# statistics with no running statistics to update, which tico refused; and selective-kernel /
+# split-attention blocks sum their branches over a rank-5 tensor, which onert 0.2 refused
+# ("ShapeValidator failed"; onert-op-forms now reduces on rank 4).
 
 CASES: list[TimmCase] = [
     # ---------------------------------------------------------------- mobile CNNs
@@ -188,13 +175,13 @@ CASES: list[TimmCase] = [
     # Res2Net: hierarchical split of the channels into 8 scales.
     case("res2net50_14w_8s", "grouped-conv", **measured(4e-4, note(1.3e-4, 1.9e-4, 1.99, 1.1e-4, 9.3e-5, 1.2e-4))),
     # Selective kernel: two grouped branches mixed by a softmax attention over them.
-    case("skresnet18", "grouped-conv", expected_failures=(ExpectedFailure("onert", ONERT_RANK5_SUM),)),
+    case("skresnet18", "grouped-conv"),
     # ResNeSt: split attention (grouped convolution, softmax over the radix).
-    case("resnest14d", "grouped-conv", expected_failures=(ExpectedFailure("onert", ONERT_RANK5_SUM),)),
+    case("resnest14d", "grouped-conv"),
     case("dpn48b", "grouped-conv"),
     case("dla46x_c", "grouped-conv", **measured(2e-3, note(6.5e-4, 6.2e-4, 9.99, 3.7e-4, 4.4e-4, 4.2e-4))),
-    # Normalizer-free RegNet: weight standardisation in the graph (see TRAINING_MODE_BATCH_NORM).
-    case("nf_regnet_b0", "grouped-conv", expected_failures=(ExpectedFailure("conversion", TRAINING_MODE_BATCH_NORM),)),
+    # Normalizer-free RegNet: weight standardisation in the graph (batch_norm with batch statistics of the weight).
+    case("nf_regnet_b0", "grouped-conv"),
     # ---------------------------------------------------------------- plain and residual CNNs
     case("resnet10t", "cnn"),
     case("resnet18", "cnn"),
@@ -227,16 +214,8 @@ CASES: list[TimmCase] = [
     case("pvt_v2_b0", "vit"),
     case("coat_lite_tiny", "vit", img_size=True),
     case("gcvit_xxtiny", "vit", img_size=True),
-    # VOLO: outlook attention, nn.Unfold and nn.Fold (im2col / col2im).
-    case(
-        "volo_d1_224",
-        "vit",
-        img_size=True,
-        expected_failures=(
-            ExpectedFailure("conversion", "aten::im2col.default has no Circle lowering: no lowering registered"),
-            ExpectedFailure("conversion", "aten::col2im.default has no Circle lowering: no lowering registered"),
-        ),
-    ),
+    # VOLO: outlook attention, nn.Unfold and nn.Fold (im2col / col2im, decomposed).
+    case("volo_d1_224", "vit", img_size=True),
     # ---------------------------------------------------------------- MLP-mixers
     case("mixer_s16_224", "mlp-mixer", img_size=True),
     case("resmlp_12_224", "mlp-mixer", img_size=True),
@@ -249,15 +228,9 @@ CASES: list[TimmCase] = [
     case("efficientformerv2_s0", "hybrid", img_size=True),
     case("mobilenetv4_hybrid_medium", "hybrid", **measured(2e-3, note(7.3e-4, 7.3e-4, 152, 1.1e-3, 8.3e-4, 1.2e-3))),
     # EfficientViT (MIT): its linear attention runs under torch.autocast(enabled=False), which
-    # torch.export keeps as a wrap_with_autocast higher-order op with a subgraph argument; tico's
-    # .pt2 frontend does not read subgraph arguments.
-    case(
-        "efficientvit_b0",
-        "hybrid",
-        expected_failures=(
-            ExpectedFailure("conversion", "node 'to_3' argument '': argument variant 'as_graph' (a higher-order op subgraph) is not supported"),
-        ),
-    ),
+    # torch.export keeps as a wrap_with_autocast higher-order op with a subgraph argument (the
+    # .pt2 frontend inlines it).
+    case("efficientvit_b0", "hybrid"),
     case("efficientvit_m0", "hybrid", img_size=True, **measured(4e-4, note(2.0e-4, 6.2e-4, 111, 2.1e-4, 2.3e-4, 7.6e-4))),
     # LeViT: attention with batch norms, hard-swish, a distillation head; logits up to 1.3e3.
     # Eager PyTorch with its batch norms folded by hand is 2.2e-2 from float64, like onert.
@@ -266,8 +239,8 @@ CASES: list[TimmCase] = [
     case("tiny_vit_5m_224", "hybrid"),
     case("coatnet_nano_rw_224", "hybrid", img_size=True),
     case("maxvit_nano_rw_256", "hybrid", img_size=True),
-    # ViT-Ti with a ResNet stem of weight-standardised convolutions (see TRAINING_MODE_BATCH_NORM).
-    case("vit_tiny_r_s16_p8_224", "hybrid", img_size=True, expected_failures=(ExpectedFailure("conversion", TRAINING_MODE_BATCH_NORM),)),
+    # ViT-Ti with a ResNet stem of weight-standardised convolutions.
+    case("vit_tiny_r_s16_p8_224", "hybrid", img_size=True),
     case("visformer_tiny", "hybrid", img_size=True),
     case("swiftformer_xs", "hybrid"),
 ]
@@ -334,7 +307,7 @@ TRANSPOSE_CEILING: dict[str, int] = {
     "resnest14d": 17,  # R5
     "dpn48b": 55,  # CH (dual path: channel slices and concatenations)
     "dla46x_c": 1,
-    "nf_regnet_b0": 1,  # not converted (expected failure); the ceiling is the floor
+    "nf_regnet_b0": 34,  # SE
     # plain and residual CNNs
     "resnet10t": 1,
     "resnet18": 1,
