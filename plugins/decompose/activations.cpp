@@ -41,7 +41,7 @@ Value *eluLike(Builder &b, Value *x, double alpha, double divisor) {
   return select(b, b.make("aten::gt.Scalar", {A(x), A(0.0)}), x, negative);
 }
 
-std::vector<Value *> one(Value *v) { return {v}; }
+std::vector<Value *> asList(Value *v) { return {v}; }
 
 Replacement glu(Builder &b, Node &n) {
   Value *x = n.input("self");
@@ -54,7 +54,7 @@ Replacement glu(Builder &b, Node &n) {
   const int64_t half = size.value() / 2;
   Value *a = b.make("aten::slice.Tensor", {A(x), A(dim), A(int64_t{0}), A(half), A(int64_t{1})});
   Value *g = b.make("aten::slice.Tensor", {A(x), A(dim), A(half), A(size.value()), A(int64_t{1})});
-  return one(b.mul(A(a), A(unary(b, "sigmoid", g))));
+  return asList(b.mul(A(a), A(unary(b, "sigmoid", g))));
 }
 
 Replacement pixelShuffle(Builder &b, Node &n) {
@@ -86,7 +86,7 @@ Replacement pixelShuffle(Builder &b, Node &n) {
   out.push_back(mulDims(s[rank - 2], Dim(*r)));
   out.push_back(mulDims(s[rank - 1], Dim(*r)));
   Value *y = b.reshape(p, out, {x});
-  return y ? Replacement(one(y)) : std::nullopt;
+  return y ? Replacement(asList(y)) : std::nullopt;
 }
 
 constexpr double kSeluAlpha = 1.6732632423543772848170429916717;
@@ -98,36 +98,36 @@ std::vector<Rule> activationRules() {
   return {
       {"aten::softplus.default",
        [](Builder &b, Node &n) -> Replacement {
-         return one(softplus(b, n.input("self"), numberArg(n, "beta", 1.0), numberArg(n, "threshold", 20.0)));
+         return asList(softplus(b, n.input("self"), numberArg(n, "beta", 1.0), numberArg(n, "threshold", 20.0)));
        }},
       {"aten::mish.default",
        [](Builder &b, Node &n) -> Replacement {
          Value *x = n.input("self");
-         return one(b.mul(A(x), A(unary(b, "tanh", softplus(b, x, 1.0, 20.0)))));
+         return asList(b.mul(A(x), A(unary(b, "tanh", softplus(b, x, 1.0, 20.0)))));
        }},
       {"aten::log_sigmoid.default",
        [](Builder &b, Node &n) -> Replacement {
          Value *x = n.input("self");
          Value *tail = unary(b, "log1p", unary(b, "exp", unary(b, "neg", unary(b, "abs", x))));
          Value *low = b.make("aten::clamp_max.default", {A(x), A(0.0)});
-         return one(b.sub(A(low), A(tail)));
+         return asList(b.sub(A(low), A(tail)));
        }},
       {"aten::celu.default",
        [](Builder &b, Node &n) -> Replacement {
          const double alpha = numberArg(n, "alpha", 1.0);
          if (alpha == 0.0)
            return std::nullopt;
-         return one(eluLike(b, n.input("self"), alpha, alpha));
+         return asList(eluLike(b, n.input("self"), alpha, alpha));
        }},
       {"aten::selu.default",
        [](Builder &b, Node &n) -> Replacement {
-         return one(b.mul(A(eluLike(b, n.input("self"), kSeluAlpha, 1.0)), A(kSeluScale)));
+         return asList(b.mul(A(eluLike(b, n.input("self"), kSeluAlpha, 1.0)), A(kSeluScale)));
        }},
       {"aten::threshold.default",
        [](Builder &b, Node &n) -> Replacement {
          Value *x = n.input("self");
          Value *keep = b.make("aten::gt.Scalar", {A(x), n.arg("threshold")});
-         return one(b.make("aten::where.ScalarOther", {A(keep), A(x), n.arg("value")}));
+         return asList(b.make("aten::where.ScalarOther", {A(keep), A(x), n.arg("value")}));
        }},
       {"aten::glu.default", glu},
       {"aten::pixel_shuffle.default", pixelShuffle},

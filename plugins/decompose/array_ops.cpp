@@ -39,8 +39,6 @@ using namespace unary;
 
 namespace {
 
-Replacement one(Value *v) { return v ? Replacement(std::vector<Value *>{v}) : std::nullopt; }
-
 Value *aliasOf(Builder &b, Value *x) { return b.make("aten::alias.default", {A(x)}); }
 
 std::optional<std::vector<int64_t>> sizesOf(const Value *x) {

@@ -92,8 +92,6 @@ std::vector<int64_t> iota(int64_t n) {
   return v;
 }
 
-Replacement one(Value *v) { return v ? Replacement(std::vector<Value *>{v}) : std::nullopt; }
-
 Replacement numpyT(Builder &b, Node &n) {
   Value *x = n.input("self");
   std::vector<int64_t> perm = iota(x->rank());
@@ -216,11 +214,7 @@ Replacement xlogy(Builder &b, Node &n) {
   Value *x = n.input("self"), *y = n.input("other");
   if (!isFloat32(x) || !isFloat32(y))
     return std::nullopt;
-  Value *product = b.mul(A(x), A(log(b, y)));
-  Value *zero_x = b.make("aten::eq.Scalar", {A(x), A(0.0)});
-  Value *y_is_nan = b.make("aten::isnan.default", {A(y)});
-  Value *zero = b.make("aten::logical_and.default", {A(zero_x), A(b.make("aten::logical_not.default", {A(y_is_nan)}))});
-  return one(where(b, zero, A(0.0), A(product)));
+  return one(zeroWhereXIsZero(b, x, y, b.mul(A(x), A(log(b, y)))));
 }
 
 Replacement fmod(Builder &b, Node &n) {

@@ -58,6 +58,10 @@ void registerDecomposePass(Registrar &registrar, std::string name, std::string s
 
 // ---- helpers shared by the rules ----
 
+// The replacement of a one-output node: `v`, or "the rule does not apply" when `v` is null (a
+// builder helper that could not build it).
+inline Replacement one(Value *v) { return v ? Replacement(std::vector<Value *>{v}) : std::nullopt; }
+
 // The number in `node`'s argument `name`, or `fallback` when it is None.
 double numberArg(const Node &node, std::string_view name, double fallback);
 // The value of a Tensor? argument, or null when it is None.

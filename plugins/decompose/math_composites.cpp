@@ -27,13 +27,26 @@ using namespace unary;
 
 namespace {
 
-Replacement one(Value *v) { return v ? Replacement(std::vector<Value *>{v}) : std::nullopt; }
-
 std::vector<int64_t> allDims(const Value *x) {
   std::vector<int64_t> dims;
   for (int64_t d = 0; d < x->rank(); ++d)
     dims.push_back(d);
   return dims;
+}
+
+// The dims a reduction node's `dim` argument names (every dim when it is None or empty) and its
+// keepdim; nullopt when a dim is symbolic.
+std::optional<std::pair<std::vector<int64_t>, bool>> reductionDims(const Node &n, const Value *x) {
+  std::vector<int64_t> dims = allDims(x);
+  if (const Argument *dim = n.findArg("dim"); dim != nullptr && !dim->isNone()) {
+    const auto listed = staticInts(*dim);
+    if (!listed)
+      return std::nullopt;
+    if (!listed->empty())
+      dims = *listed;
+  }
+  const Argument *keep = n.findArg("keepdim");
+  return std::make_pair(dims, keep != nullptr && keep->isBool() && keep->asBool());
 }
 
 // std_mean / var_mean: `statistic` ("aten::std" or "aten::var") with the node's own overload
@@ -54,37 +67,16 @@ Rewrite statisticAndMean(std::string statistic) {
     Value *first = b.node(op, std::move(args), {TensorTypeSpec{ValueKind::Tensor, spread->dtype(), spread->shape(), "", nullptr}},
                           "_" + statistic)
                        ->output();
-    const Argument *dim = n.findArg("dim");
-    std::vector<int64_t> dims = allDims(x);
-    if (dim != nullptr && !dim->isNone()) {
-      const auto listed = staticInts(*dim);
-      if (!listed)
-        return std::nullopt;
-      if (!listed->empty())
-        dims = *listed;
-    }
-    const Argument *keep = n.findArg("keepdim");
-    const bool keepdim = keep != nullptr && keep->isBool() && keep->asBool();
+    const auto reduction = reductionDims(n, x);
+    if (!reduction)
+      return std::nullopt;
     Value *mean = x->rank() == 0 ? b.make("aten::alias.default", {A(x)})
-                                 : b.make("aten::mean.dim", {A(x), Ints(dims), A(keepdim)});
+                                 : b.make("aten::mean.dim", {A(x), Ints(reduction->first), A(reduction->second)});
     return std::vector<Value *>{first, mean};
   };
 }
 
 Value *nanToZero(Builder &b, Value *x) { return where(b, b.make("aten::isnan.default", {A(x)}), A(0.0), A(x)); }
-
-std::optional<std::pair<std::vector<int64_t>, bool>> reductionDims(const Node &n, const Value *x) {
-  std::vector<int64_t> dims = allDims(x);
-  if (const Argument *dim = n.findArg("dim"); dim != nullptr && !dim->isNone()) {
-    const auto listed = staticInts(*dim);
-    if (!listed)
-      return std::nullopt;
-    if (!listed->empty())
-      dims = *listed;
-  }
-  const Argument *keep = n.findArg("keepdim");
-  return std::make_pair(dims, keep != nullptr && keep->isBool() && keep->asBool());
-}
 
 Value *sumOver(Builder &b, Value *x, const std::vector<int64_t> &dims, bool keepdim) {
   if (x->rank() == 0)
@@ -237,11 +229,7 @@ Replacement xlog1py(Builder &b, Node &n) {
   Value *x = n.input("self"), *y = n.input("other");
   if (!isFloat32(x) || !isFloat32(y))
     return std::nullopt;
-  Value *product = b.mul(A(x), A(log1p(b, y)));
-  Value *zero_x = b.make("aten::eq.Scalar", {A(x), A(0.0)});
-  Value *y_is_nan = b.make("aten::isnan.default", {A(y)});
-  Value *zero = b.make("aten::logical_and.default", {A(zero_x), A(b.make("aten::logical_not.default", {A(y_is_nan)}))});
-  return one(where(b, zero, A(0.0), A(product)));
+  return one(zeroWhereXIsZero(b, x, y, b.mul(A(x), A(log1p(b, y)))));
 }
 
 Replacement entr(Builder &b, Node &n) {

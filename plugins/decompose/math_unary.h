@@ -43,6 +43,15 @@ inline Value *polynomial(Builder &b, Value *x, std::initializer_list<double> coe
   return p;
 }
 
+// xlogy / xlog1py's convention: `product` (x times a function of y), 0 where x is 0 and y is not
+// NaN (so 0 * log(0) is 0, not NaN).
+inline Value *zeroWhereXIsZero(Builder &b, Value *x, Value *y, Value *product) {
+  Value *zero_x = b.make("aten::eq.Scalar", {A(x), A(0.0)});
+  Value *y_is_nan = b.make("aten::isnan.default", {A(y)});
+  Value *zero = b.make("aten::logical_and.default", {A(zero_x), A(b.make("aten::logical_not.default", {A(y_is_nan)}))});
+  return where(b, zero, A(0.0), A(product));
+}
+
 // The rules take float32 tensors (the dtype policy computes half-precision programs in
 // float32); other dtypes are left to the lowerings' report.
 inline bool isFloat32(const Value *x) { return x->isTensor() && x->dtype() == DType::Float32; }
