@@ -32,6 +32,7 @@
 #include "passes.h"
 
 #include "tico/circle/edit.h"
+#include "tico/ir/float16_range.h"
 #include "tico/support/log.h"
 
 #include <algorithm>
@@ -49,32 +50,6 @@ bool isWidenedHalfWeight(const CircleModel &model, const CircleTensor &t) {
   const auto &data = model.buffers[t.buffer].data;
   return data && data->storage && data->storage->convertedFrom() &&
          data->storage->convertedToDType() == DType::Float32;
-}
-
-// Scans the bfloat16 elements of `view` for float16's range, releasing a mapped file's pages
-// behind the scan (the writer reads them again, from the page cache) so that a checkpoint's
-// weights never become resident at once.
-Float16Range scanRange(const TensorData &view) {
-  constexpr std::size_t kChunk = std::size_t{1} << 20;
-  if (!view.isContiguous()) {
-    const std::vector<std::byte> bytes = view.contiguousBytes();
-    return float16Range(bytes.data(), bytes.size() / 2);
-  }
-  const auto count = static_cast<std::size_t>(view.numel());
-  const std::byte *elements = view.data();
-  const MappedFile *file = view.storage->file();
-  const std::size_t start = view.storage->fileOffset() + 2 * static_cast<std::size_t>(view.storage_offset);
-  Float16Range total;
-  for (std::size_t done = 0; done < count;) {
-    const std::size_t n = std::min(count - done, kChunk);
-    const Float16Range part = float16Range(elements + 2 * done, n);
-    total.fits = total.fits && part.fits;
-    total.rounded += part.rounded;
-    if (file != nullptr)
-      file->release(start + 2 * done, 2 * n);
-    done += n;
-  }
-  return total;
 }
 
 class StoreFloat16Weights final : public CirclePass {
@@ -165,7 +140,7 @@ private:
         return 0;
       }
       if (scan_range_) {
-        const Float16Range range = scanRange(source);
+        const Float16Range range = float16RangeOf(source);
         if (!range.fits) {
           ++tally.kept_for_range;
           return 0;

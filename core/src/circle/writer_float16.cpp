@@ -8,6 +8,7 @@
 // model pays for two writes; every other one for one.
 #include "writer_detail.h"
 
+#include "tico/ir/float16_range.h"
 #include "tico/support/log.h"
 
 #include <algorithm>
@@ -70,27 +71,7 @@ std::vector<uint32_t> float16Overflows(const CircleModel &model) {
     TensorData source = *data;
     source.storage = data->storage->convertedFrom();
     source.dtype = DType::BFloat16;
-    if (!source.isContiguous()) {
-      const std::vector<std::byte> bytes = source.contiguousBytes();
-      if (!float16Range(bytes.data(), bytes.size() / 2).fits)
-        overflowed.push_back(b);
-      continue;
-    }
-    // In place, chunk by chunk, a mapped file's pages released behind the scan (as the writer
-    // releases them), so a checkpoint's weights never become resident at once.
-    constexpr std::size_t kChunk = std::size_t{1} << 20;
-    const auto count = static_cast<std::size_t>(source.numel());
-    const std::byte *elements = source.data();
-    const MappedFile *file = source.storage->file();
-    const std::size_t start = source.storage->fileOffset() + 2 * static_cast<std::size_t>(source.storage_offset);
-    bool fits = true;
-    for (std::size_t done = 0; done < count && fits; done += kChunk) {
-      const std::size_t n = std::min(count - done, kChunk);
-      fits = float16Range(elements + 2 * done, n).fits;
-      if (file != nullptr)
-        file->release(start + 2 * done, 2 * n);
-    }
-    if (!fits)
+    if (!float16RangeOf(source).fits)
       overflowed.push_back(b);
   }
   return overflowed;

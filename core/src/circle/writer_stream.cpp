@@ -14,7 +14,6 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <future>
 #include <string>
@@ -68,8 +67,8 @@ constexpr std::size_t kConvertChunkElements = std::size_t{1} << 19;
 // behind it. Converting (page faults on the mapping, the conversion, the page release) and
 // writing (the kernel's copy into the output) take about as long each, so a payload of more
 // than one chunk is pipelined: the next chunk is converted on a second thread, into the second
-// of two buffers, while the current one is written. A strided view is first gathered in its 16-bit form (one tensor at a time, no
-// larger than the payload).
+// of two buffers, while the current one is written. A strided view is first gathered in its
+// 16-bit form (one tensor at a time, no larger than the payload).
 // Returns false when a bfloat16 value converted to float16 overflowed (the bytes are still
 // written: the caller writes the file again with that weight in float32).
 bool writeConvertedPayload(const PayloadPlacement &payload, ByteSink &sink) {
@@ -109,12 +108,8 @@ bool writeConvertedPayload(const PayloadPlacement &payload, ByteSink &sink) {
   };
   bool fits = true;
   if (count <= chunk_elements) {
-    for (std::size_t done = 0; done < count;) {
-      const std::size_t n = std::min(count - done, chunk_elements);
-      fits = convert(done, n, chunks[0].data()) && fits;
-      sink.write(chunks[0].data(), n * out_size);
-      done += n;
-    }
+    fits = convert(0, count, chunks[0].data());
+    sink.write(chunks[0].data(), count * out_size);
   } else {
     // Two buffers: the next chunk is converted on a second thread while this one is written.
     std::size_t n = chunk_elements;

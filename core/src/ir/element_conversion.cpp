@@ -10,6 +10,8 @@
 
 #include "element_conversion.h"
 
+#include "tico/ir/float16_range.h"
+
 #include "tico/support/error.h"
 #include "tico/support/half.h"
 
@@ -229,6 +231,29 @@ Float16Range float16Range(const std::byte *bfloat16_elements, std::size_t count)
 #endif
   accumulateRangePortable(bfloat16_elements, count, range);
   return range;
+}
+
+Float16Range float16RangeOf(const TensorData &bfloat16_view) {
+  if (!bfloat16_view.isContiguous()) {
+    const std::vector<std::byte> bytes = bfloat16_view.contiguousBytes();
+    return float16Range(bytes.data(), bytes.size() / 2);
+  }
+  constexpr std::size_t kChunk = std::size_t{1} << 20;
+  const auto count = static_cast<std::size_t>(bfloat16_view.numel());
+  const std::byte *elements = bfloat16_view.data();
+  const MappedFile *file = bfloat16_view.storage->file();
+  const std::size_t start =
+      bfloat16_view.storage->fileOffset() + 2 * static_cast<std::size_t>(bfloat16_view.storage_offset);
+  Float16Range total;
+  for (std::size_t done = 0; done < count; done += kChunk) {
+    const std::size_t n = std::min(count - done, kChunk);
+    const Float16Range part = float16Range(elements + 2 * done, n);
+    total.fits = total.fits && part.fits;
+    total.rounded += part.rounded;
+    if (file != nullptr)
+      file->release(start + 2 * done, 2 * n);
+  }
+  return total;
 }
 
 } // namespace tico
