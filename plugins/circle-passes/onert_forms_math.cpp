@@ -354,28 +354,24 @@ bool rewriteHighRankReduction(SubgraphEditor &e, int i) {
       return false;
     reduced[static_cast<std::size_t>(*d)] = true;
   }
-  std::vector<int32_t> merged;
-  std::vector<int32_t> merged_axes;
+  std::vector<int32_t> merged, merged_axes, reduced_shape;
   for (std::size_t d = 0; d < shape.size(); ++d) {
     if (d > 0 && reduced[d] == reduced[d - 1]) {
       merged.back() *= shape[d];
+      if (!reduced[d])
+        reduced_shape.back() *= shape[d];
       continue;
     }
     if (reduced[d])
       merged_axes.push_back(static_cast<int32_t>(merged.size()));
+    if (!reduced[d])
+      reduced_shape.push_back(shape[d]);
+    else if (options->keep_dims)
+      reduced_shape.push_back(1);
     merged.push_back(shape[d]);
   }
   if (merged.size() > 4)
     return false; // alternating reduced and kept dims: no rank-4 form
-  const bool keep_dims = options->keep_dims;
-  std::vector<int32_t> reduced_shape;
-  for (std::size_t d = 0; d < merged.size(); ++d) {
-    const bool is_reduced = std::find(merged_axes.begin(), merged_axes.end(), static_cast<int32_t>(d)) != merged_axes.end();
-    if (!is_reduced)
-      reduced_shape.push_back(merged[d]);
-    else if (keep_dims)
-      reduced_shape.push_back(1);
-  }
   const T type = e.tensor(x).type;
   circle::BuiltinOptionsUnion reducer = e.op(i).builtin_options;
   const std::vector<int32_t> target = e.tensor(out).shape;

@@ -325,27 +325,26 @@ Replacement diagEmbed(Builder &b, Node &n) {
 }
 
 Replacement blockDiag(Builder &b, Node &n) {
-  std::vector<Value *> blocks;
+  const std::vector<Value *> &inputs = n.arg("tensors").asValues();
+  if (inputs.empty())
+    return std::nullopt;
+  // Every check before the first node is built.
   std::vector<std::pair<int64_t, int64_t>> shapes;
   int64_t columns = 0;
-  for (Value *x : n.arg("tensors").asValues()) {
+  for (Value *x : inputs) {
     const auto sizes = sizesOf(x);
-    if (!sizes || sizes->size() > 2)
-      return std::nullopt;
+    if (!sizes || sizes->size() > 2 || x->dtype() != inputs[0]->dtype())
+      return std::nullopt; // mixed dtypes promote: left to run_decompositions()
     const int64_t rows = sizes->size() == 2 ? (*sizes)[0] : 1;
     const int64_t cols = sizes->empty() ? 1 : sizes->back();
     if (rows == 0 || cols == 0)
       return std::nullopt;
-    blocks.push_back(sizes->size() == 2 ? x : reshaped(b, x, {rows, cols}));
     shapes.emplace_back(rows, cols);
     columns += cols;
   }
-  if (blocks.empty())
-    return std::nullopt;
-  DType dtype = blocks[0]->dtype();
-  for (Value *block : blocks)
-    if (block->dtype() != dtype)
-      return std::nullopt; // mixed dtypes promote: left to run_decompositions()
+  std::vector<Value *> blocks;
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    blocks.push_back(inputs[i]->rank() == 2 ? inputs[i] : reshaped(b, inputs[i], {shapes[i].first, shapes[i].second}));
   std::vector<Value *> rows;
   int64_t left = 0;
   for (std::size_t i = 0; i < blocks.size(); ++i) {

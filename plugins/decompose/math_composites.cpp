@@ -63,13 +63,13 @@ Rewrite statisticAndMean(std::string statistic) {
     std::vector<NamedArg> args;
     for (std::size_t i = 0; i < n.numArgs(); ++i)
       args.push_back(NamedArg{schema->arguments[i].name, n.arg(i)});
+    const auto reduction = reductionDims(n, x); // checked before any node is built
+    if (!reduction)
+      return std::nullopt;
     const Value *spread = n.output(0);
     Value *first = b.node(op, std::move(args), {TensorTypeSpec{ValueKind::Tensor, spread->dtype(), spread->shape(), "", nullptr}},
                           "_" + statistic)
                        ->output();
-    const auto reduction = reductionDims(n, x);
-    if (!reduction)
-      return std::nullopt;
     Value *mean = x->rank() == 0 ? b.make("aten::alias.default", {A(x)})
                                  : b.make("aten::mean.dim", {A(x), Ints(reduction->first), A(reduction->second)});
     return std::vector<Value *>{first, mean};

@@ -60,12 +60,11 @@ Replacement extremeOfRank0(Builder &b, Node &n) {
     return std::nullopt;
   if (const Argument *k = n.findArg("k"); k != nullptr && (!k->isInt() || k->asInt() != 1))
     return std::nullopt;
+  if (!isStatic(n.output(0)->shape()) || !isStatic(n.output(1)->shape()))
+    return std::nullopt; // checked before any node is built (spread needs static shapes)
   Value *values = spread(b, x, n.output(0));
   Value *index = zeroIndex(b, n.output(1));
-  Value *indices = n.output(1)->rank() == 0 ? index : spread(b, index, n.output(1));
-  if (values == nullptr || indices == nullptr)
-    return std::nullopt;
-  return std::vector<Value *>{values, indices};
+  return std::vector<Value *>{values, n.output(1)->rank() == 0 ? index : spread(b, index, n.output(1))};
 }
 
 Replacement scatterOfRank0(Builder &b, Node &n) {
