@@ -303,11 +303,12 @@ TEST(GptqSolver, RejectsBadOptionsAndShapes) {
   EXPECT_THROW(quantize(with_nan, H, Options{}), std::invalid_argument);
 }
 
-TEST(GptqSolver, NonPositiveDefiniteHessianIsAClearError) {
+TEST(GptqSolver, NonPositiveDefiniteHessianIsAClearErrorWithoutRetries) {
   Eigen::MatrixXd indefinite(2, 2);
-  indefinite << 1.0, 2.0, 2.0, 1.0;  // eigenvalues 3 and -1: dampening by 1 % does not help
+  indefinite << 1.0, 3.0, 3.0, 1.0;  // eigenvalues 4 and -2: dampening by 1 % does not help
   Options options;
   options.label = "model.fc1";
+  options.damping_retries = 0;
   try {
     quantize(gaussian(3, 2, 19), indefinite, options);
     FAIL() << "expected std::runtime_error";
@@ -316,8 +317,30 @@ TEST(GptqSolver, NonPositiveDefiniteHessianIsAClearError) {
     EXPECT_NE(message.find("model.fc1"), std::string::npos) << message;
     EXPECT_NE(message.find("2 input columns"), std::string::npos) << message;
     EXPECT_NE(message.find("not positive definite"), std::string::npos) << message;
-    EXPECT_NE(message.find("larger percdamp"), std::string::npos) << message;
+    EXPECT_NE(message.find("raise percdamp"), std::string::npos) << message;
   }
+  // Two increases (0.01 -> 0.1 -> 1) are not enough either: diag 2 against off-diagonal 3.
+  options.damping_retries = 2;
+  try {
+    quantize(gaussian(3, 2, 19), indefinite, options);
+    FAIL() << "expected std::runtime_error";
+  } catch (const std::runtime_error &e) {
+    EXPECT_NE(std::string(e.what()).find("after 2 tenfold increases"), std::string::npos) << e.what();
+  }
+}
+
+TEST(GptqSolver, DampeningIsRaisedUntilTheHessianFactors) {
+  Eigen::MatrixXd indefinite(2, 2);
+  indefinite << 1.0, 3.0, 3.0, 1.0;
+  const Eigen::MatrixXf W = gaussian(3, 2, 19);
+  const Result result = quantize(W, indefinite, Options{});
+  // 0.01, 0.1 and 1 fail (1 + p must exceed 3); 10 is the first that factors.
+  EXPECT_EQ(result.damping_retries, 3);
+  EXPECT_DOUBLE_EQ(result.percdamp, 0.01 * 10 * 10 * 10);
+  EXPECT_TRUE(result.dequantized.allFinite());
+  const Result healthy = quantize(W, correlatedHessian(2, 64, 5), Options{});
+  EXPECT_EQ(healthy.damping_retries, 0);
+  EXPECT_DOUBLE_EQ(healthy.percdamp, 0.01);
 }
 
 TEST(GptqGrid, EdgeCases) {
@@ -391,6 +414,64 @@ TEST(GptqGrid, MseSearchPicksAShrunkenRangeWithLessError) {
   }
   // Gaussian rows: clipping the tails pays off at 4 bits.
   EXPECT_GT(shrunk, 8);
+}
+
+TEST(GptqGrid, WeightedSearchFollowsTheColumnsThatMatter) {
+  // Row: 63 small weights and one outlier. With the outlier's column weighted 0 the search clips
+  // it (only the small weights' error counts); weighted heavily, (nearly) the full range is kept:
+  // the zero point's rounding can leave the top code above a slightly shrunken maximum.
+  Eigen::MatrixXf W = gaussian(4, 64, 23) * 0.1f;
+  W.col(5).setConstant(2.0f);
+  GridOptions smse;
+  smse.mse = true;
+  smse.mse_norm = 2.0f;
+  ColumnWeights ignore_outlier = ColumnWeights::Ones(64);
+  ignore_outlier(5) = 0.0f;
+  ColumnWeights outlier_matters = ColumnWeights::Ones(64);
+  outlier_matters(5) = 1e6f;
+  const Grid plain = fitGrid(W, GridOptions{});
+  const Grid clipped = fitGrid(W, smse, ignore_outlier);
+  const Grid kept = fitGrid(W, smse, outlier_matters);
+  for (Eigen::Index r = 0; r < W.rows(); ++r) {
+    EXPECT_LT(clipped.scale[r], 0.75f * plain.scale[r]) << r;
+    EXPECT_GE(kept.scale[r], 0.97f * plain.scale[r]) << r;
+    EXPECT_NEAR(kept.fakeQuantize(r, 2.0f), 2.0f, 0.02f) << r;
+  }
+  // Equal weights are the unweighted search with the same norm.
+  const Grid unit = fitGrid(W, smse, ColumnWeights::Ones(64));
+  const Grid unweighted = fitGrid(W, smse);
+  EXPECT_EQ(unit.scale, unweighted.scale);
+  EXPECT_EQ(unit.zero, unweighted.zero);
+  // Per tensor: one weight per column applies to every row.
+  GridOptions per_tensor = smse;
+  per_tensor.per_channel = false;
+  EXPECT_LT(fitGrid(W, per_tensor, ignore_outlier).scale[0], fitGrid(W, per_tensor, outlier_matters).scale[0]);
+  EXPECT_THROW(fitGrid(W, smse, ColumnWeights::Ones(3)), std::invalid_argument);
+  EXPECT_THROW(fitGrid(W, smse, -ColumnWeights::Ones(64)), std::invalid_argument);
+}
+
+TEST(GptqSolver, SensitivityWeightedSearchUsesTheHessianDiagonal) {
+  const Eigen::MatrixXf W = gaussian(8, 48, 24);
+  const Eigen::MatrixXd H = correlatedHessian(48, 400, 25);
+  Options options = options4bit(false);
+  options.grid.mse = true;
+  options.sensitivity_weighted = true;
+  const Result result = quantize(W, H, options);
+  GridOptions expected_options = options.grid;
+  expected_options.mse_norm = 2.0f;
+  const Grid expected = fitGrid(W, expected_options, H.diagonal().cast<float>().eval());
+  ASSERT_EQ(result.grids.size(), 1u);
+  EXPECT_EQ(result.grids[0].scale, expected.scale);
+  EXPECT_EQ(result.grids[0].zero, expected.zero);
+  // Groups: each static group's grid is the weighted search on its own columns.
+  options.group_size = 16;
+  options.static_groups = true;
+  const Result grouped = quantize(W, H, options);
+  ASSERT_EQ(grouped.grids.size(), 3u);
+  for (int g = 0; g < 3; ++g) {
+    const Grid group = fitGrid(W.middleCols(16 * g, 16), expected_options, H.diagonal().segment(16 * g, 16).cast<float>().eval());
+    EXPECT_EQ(grouped.grids[g].scale, group.scale) << g;
+  }
 }
 
 TEST(GptqCircle, SignedCodesAndZeroPoints) {

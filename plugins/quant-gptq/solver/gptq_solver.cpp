@@ -30,6 +30,8 @@ void validate(const Eigen::MatrixXf &W, const Eigen::MatrixXd &H, const Options 
                                 ", expected " + std::to_string(W.cols()) + "x" + std::to_string(W.cols()));
   if (!(options.percdamp > 0.0 && options.percdamp <= 1.0))
     throw std::invalid_argument(where + "percdamp must be in (0, 1], got " + std::to_string(options.percdamp));
+  if (options.damping_retries < 0)
+    throw std::invalid_argument(where + "damping_retries must be >= 0, got " + std::to_string(options.damping_retries));
   if (options.block_size < 1)
     throw std::invalid_argument(where + "block_size must be >= 1, got " + std::to_string(options.block_size));
   if (options.group_size == 0 || options.group_size < -1)
@@ -66,14 +68,17 @@ void invertLowerInPlace(Eigen::Ref<Eigen::MatrixXd> L) {
 // cheaper from one Cholesky of H with its order reversed (J H J = L L^T, J the reversal):
 // H = (J L J)(J L J)^T with J L J upper, so U = (J L J)^-1 = J L^-1 J. Uniqueness of Cholesky
 // factors makes both routes agree up to round-off. H is overwritten.
-Eigen::MatrixXf inverseFactor(Eigen::MatrixXd &H, const Options &options) {
+Eigen::MatrixXf inverseFactor(Eigen::MatrixXd &H, const Options &options, double percdamp) {
   const Eigen::Index c = H.rows();
   H.reverseInPlace();  // both rows and columns
   Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>, Eigen::Lower> llt(H);
   if (llt.info() != Eigen::Success)
     throw std::runtime_error("GPTQ: the dampened Hessian of " + describeLayer(options, c) +
-                             " is not positive definite (percdamp " + std::to_string(options.percdamp) +
-                             "); use a larger percdamp or more calibration samples");
+                             " is not positive definite (percdamp " + std::to_string(percdamp) +
+                             (options.damping_retries > 0
+                                  ? " after " + std::to_string(options.damping_retries) + " tenfold increases"
+                                  : std::string()) +
+                             "); give more calibration samples or raise percdamp / damping_retries");
   invertLowerInPlace(H);
   Eigen::MatrixXf U = Eigen::MatrixXf::Zero(c, c);
   for (Eigen::Index j = 0; j < c; ++j)
@@ -95,10 +100,27 @@ Result quantize(const Eigen::MatrixXf &W, Eigen::MatrixXd H, const Options &opti
   result.group_size = gs;
   result.group_of_column.assign(static_cast<std::size_t>(c), 0);
 
+  // `smse`: the shrink search weighs each column by its undampened H_jj (dead columns: 0).
+  GridOptions grid_options = options.grid;
+  std::optional<ColumnWeights> importance;
+  if (options.sensitivity_weighted && grid_options.mse) {
+    grid_options.mse_norm = 2.0f;
+    importance = H.diagonal().cast<float>();
+  }
+  const auto fit = [&](const Eigen::Ref<const Eigen::MatrixXf> &columns, Eigen::Index first,
+                       const std::vector<Eigen::Index> *order) {
+    if (!importance)
+      return fitGrid(columns, grid_options);
+    ColumnWeights weights(columns.cols());
+    for (Eigen::Index j = 0; j < columns.cols(); ++j)
+      weights(j) = (*importance)(order ? (*order)[first + j] : first + j);
+    return fitGrid(columns, grid_options, weights);
+  };
+
   // The single grid comes from the weights as given, dead columns included, as in the original.
   std::optional<Grid> whole_grid;
   if (!grouped)
-    whole_grid = fitGrid(W, options.grid);
+    whole_grid = fit(W, 0, nullptr);
 
   // A column whose input was always zero carries no information: H_dd = 1 keeps H invertible,
   // its weight is 0 during the loop (nothing to compensate), and it is rounded at the end.
@@ -113,7 +135,7 @@ Result quantize(const Eigen::MatrixXf &W, Eigen::MatrixXd H, const Options &opti
   std::vector<Grid> static_grids;
   if (static_groups)
     for (Eigen::Index start = 0; start < c; start += gs)
-      static_grids.push_back(fitGrid(work_weights.middleCols(start, std::min<Eigen::Index>(gs, c - start)), options.grid));
+      static_grids.push_back(fit(work_weights.middleCols(start, std::min<Eigen::Index>(gs, c - start)), start, nullptr));
 
   result.order.resize(static_cast<std::size_t>(c));
   std::iota(result.order.begin(), result.order.end(), Eigen::Index{0});
@@ -132,8 +154,25 @@ Result quantize(const Eigen::MatrixXf &W, Eigen::MatrixXd H, const Options &opti
     H.swap(permuted);
   }
 
-  H.diagonal().array() += options.percdamp * H.diagonal().mean();
-  const Eigen::MatrixXf U = inverseFactor(H, options);
+  // Factor with the requested dampening, raising it tenfold while the factorisation fails. The
+  // undampened H is kept for the retries only when one may be needed.
+  const Eigen::MatrixXd undamped = options.damping_retries > 0 ? H : Eigen::MatrixXd();
+  const double mean_diagonal = H.diagonal().mean();
+  result.percdamp = options.percdamp;
+  Eigen::MatrixXf U;
+  for (;;) {
+    H.diagonal().array() += result.percdamp * mean_diagonal;
+    try {
+      U = inverseFactor(H, options, result.percdamp);
+      break;
+    } catch (const std::runtime_error &) {
+      if (result.damping_retries >= options.damping_retries)
+        throw;
+    }
+    ++result.damping_retries;
+    result.percdamp *= 10.0;
+    H = undamped;
+  }
   H.resize(0, 0);
 
   result.codes.resize(rows, c);
@@ -162,7 +201,7 @@ Result quantize(const Eigen::MatrixXf &W, Eigen::MatrixXd H, const Options &opti
         grid = &result.grids[group_index];
       } else if (grouped && k % gs == 0) {
         // Fitted on work_weights, which holds this block's columns as they were at its start.
-        result.grids.push_back(fitGrid(work_weights.middleCols(k, std::min<Eigen::Index>(gs, c - k)), options.grid));
+        result.grids.push_back(fit(work_weights.middleCols(k, std::min<Eigen::Index>(gs, c - k)), k, &result.order));
         group_index = static_cast<int32_t>(result.grids.size() - 1);
         grid = &result.grids.back();
       }

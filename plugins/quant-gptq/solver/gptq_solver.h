@@ -46,6 +46,10 @@ struct GridOptions {
   double mse_max_shrink = 0.8;
 };
 
+// Per-column importance for a weighted shrink search (GPTQ's `smse`): the error of column j
+// counts column_weights[j] times. Empty: every column counts once.
+using ColumnWeights = Eigen::VectorXf;
+
 // An affine grid per row: real = scale[r] * (code - zero[r]).
 struct Grid {
   int bits = 0;
@@ -66,6 +70,10 @@ struct Grid {
 // the original's weight quantizer: the range always contains 0; an all-zero range becomes
 // [-1, 1] so the scale is never 0. Throws std::invalid_argument for bad options or an empty W.
 Grid fitGrid(const Eigen::Ref<const Eigen::MatrixXf> &W, const GridOptions &options);
+// The same with the shrink search's error weighted per column (one non-negative weight per column
+// of W; used only when options.mse is set): sum_j column_weights[j] * |fq(w_j) - w_j|^mse_norm.
+Grid fitGrid(const Eigen::Ref<const Eigen::MatrixXf> &W, const GridOptions &options,
+             const ColumnWeights &column_weights);
 
 // Round-to-nearest on one grid: the baseline GPTQ is measured against.
 CodeMatrix quantizeRtn(const Eigen::Ref<const Eigen::MatrixXf> &W, const Grid &grid);
@@ -126,6 +134,15 @@ struct Options {
   // Dampening added to diag(H), relative to mean(diag(H)); in (0, 1]. Makes H invertible and
   // regularises the error feedback.
   double percdamp = 0.01;
+  // When the dampened H is not positive definite (round-off on a nearly singular H: too few
+  // samples, duplicated or constant features), multiply the dampening by 10 and factor again,
+  // at most this many times, instead of failing (Result::percdamp reports what was used).
+  int damping_retries = 4;
+  // `smse`: the shrink search (grid.mse) weights each column's squared error by the Hessian's
+  // diagonal H_jj = sum x_j^2, the layer-output loss's curvature along that weight (the
+  // Gauss-Newton / Fisher approximation), so inputs that carry energy decide the range. Sets the
+  // error norm to 2. The original takes an externally computed per-weight sensitivity instead.
+  bool sensitivity_weighted = false;
   // Quantize columns in order of decreasing diag(H) (the inputs with the most energy first, so
   // later columns can absorb their error). On by default, as in TICO (IST: off).
   bool act_order = true;
@@ -162,6 +179,10 @@ struct Result {
   // The loss proxy sum (w - q)^2 / U_kk^2 / 2 over all weights, with w the error-updated weight
   // at its turn: what the original prints as "error".
   double loss = 0.0;
+  // The dampening that made H positive definite (relative to mean(diag H)) and how many times it
+  // had to be raised from Options::percdamp.
+  double percdamp = 0.0;
+  int damping_retries = 0;
 
   // Whether grid g covers columns [g*group_size, (g+1)*group_size): per-block export needs it.
   bool contiguousGroups() const;
@@ -173,7 +194,8 @@ struct Result {
 // take part as zeros, and are finally rounded to nearest from the original weights on their
 // column's grid (with groups: the group's grid, which may clamp them; the original refuses
 // dead columns with groups). Throws std::invalid_argument for bad options, shapes or non-finite
-// inputs and std::runtime_error when the damped H is not positive definite.
+// inputs and std::runtime_error when H is not positive definite even after
+// Options::damping_retries increases of the dampening.
 Result quantize(const Eigen::MatrixXf &W, Eigen::MatrixXd H, const Options &options);
 
 // The layer's output error on the calibration inputs, tr((W - W-hat) H (W - W-hat)^T) (in fp64):

@@ -27,7 +27,8 @@ float roundTrip(float x, ScaleZero g, float max_code) {
   return g.scale * (q - g.zero);
 }
 
-ScaleZero fitValues(const float *x, Eigen::Index n, const GridOptions &options) {
+// `weight`, when given, holds one importance per value (the shrink search's error weights).
+ScaleZero fitValues(const float *x, const float *weight, Eigen::Index n, const GridOptions &options) {
   const float max_code = static_cast<float>((int32_t{1} << options.bits) - 1);
   float xmin = 0.0f, xmax = 0.0f;  // the range always contains 0
   for (Eigen::Index i = 0; i < n; ++i) {
@@ -61,8 +62,13 @@ ScaleZero fitValues(const float *x, Eigen::Index n, const GridOptions &options) 
       g.zero = symmetric_zero;
     double error = 0.0;  // fp64 sum: ties between candidates are decided by the terms, not by
                          // the summation order
-    for (Eigen::Index k = 0; k < n; ++k)
-      error += std::pow(std::fabs(roundTrip(x[k], g, max_code) - x[k]), options.mse_norm);
+    if (weight == nullptr)
+      for (Eigen::Index k = 0; k < n; ++k)
+        error += std::pow(std::fabs(roundTrip(x[k], g, max_code) - x[k]), options.mse_norm);
+    else
+      for (Eigen::Index k = 0; k < n; ++k)
+        error += static_cast<double>(weight[k]) *
+                 std::pow(std::fabs(roundTrip(x[k], g, max_code) - x[k]), options.mse_norm);
     if (error < best_error) {  // strict: the widest range wins ties, as in the original
       best_error = error;
       best = g;
@@ -92,10 +98,22 @@ float Grid::dequantize(Eigen::Index row, int32_t code) const {
   return scale[row] * (static_cast<float>(code) - zero[row]);
 }
 
-Grid fitGrid(const Eigen::Ref<const Eigen::MatrixXf> &W, const GridOptions &options) {
+namespace {
+
+Grid fitGridWeighted(const Eigen::Ref<const Eigen::MatrixXf> &W, const GridOptions &options,
+                     const ColumnWeights *column_weights) {
   validate(options);
   if (W.size() == 0)
     throw std::invalid_argument("GPTQ grid: cannot fit a grid to an empty matrix");
+  if (column_weights != nullptr) {
+    if (column_weights->size() != W.cols())
+      throw std::invalid_argument("GPTQ grid: " + std::to_string(column_weights->size()) +
+                                  " column weights for a matrix of " + std::to_string(W.cols()) + " columns");
+    if (!column_weights->allFinite() || (column_weights->array() < 0.0f).any())
+      throw std::invalid_argument("GPTQ grid: column weights must be finite and non-negative");
+    if (!options.mse)
+      column_weights = nullptr;  // min/max ranges do not depend on them
+  }
   Grid grid;
   grid.bits = options.bits;
   grid.symmetric = options.symmetric;
@@ -104,7 +122,10 @@ Grid fitGrid(const Eigen::Ref<const Eigen::MatrixXf> &W, const GridOptions &opti
   if (!options.per_channel) {
     // Column-major order is fine: min/max and the error sums do not depend on it.
     const Eigen::MatrixXf all = W;
-    const ScaleZero g = fitValues(all.data(), all.size(), options);
+    Eigen::MatrixXf weights;
+    if (column_weights != nullptr)
+      weights = column_weights->transpose().replicate(W.rows(), 1);  // same layout as `all`
+    const ScaleZero g = fitValues(all.data(), column_weights ? weights.data() : nullptr, all.size(), options);
     std::fill(grid.scale.begin(), grid.scale.end(), g.scale);
     std::fill(grid.zero.begin(), grid.zero.end(), g.zero);
     return grid;
@@ -112,11 +133,22 @@ Grid fitGrid(const Eigen::Ref<const Eigen::MatrixXf> &W, const GridOptions &opti
   Eigen::VectorXf row(W.cols());
   for (Eigen::Index r = 0; r < W.rows(); ++r) {
     row = W.row(r).transpose();
-    const ScaleZero g = fitValues(row.data(), row.size(), options);
+    const ScaleZero g = fitValues(row.data(), column_weights ? column_weights->data() : nullptr, row.size(), options);
     grid.scale[r] = g.scale;
     grid.zero[r] = g.zero;
   }
   return grid;
+}
+
+} // namespace
+
+Grid fitGrid(const Eigen::Ref<const Eigen::MatrixXf> &W, const GridOptions &options) {
+  return fitGridWeighted(W, options, nullptr);
+}
+
+Grid fitGrid(const Eigen::Ref<const Eigen::MatrixXf> &W, const GridOptions &options,
+             const ColumnWeights &column_weights) {
+  return fitGridWeighted(W, options, &column_weights);
 }
 
 CodeMatrix quantizeRtn(const Eigen::Ref<const Eigen::MatrixXf> &W, const Grid &grid) {
