@@ -1,30 +1,14 @@
 #include "gptq_quantizer.h"
 
-#include <tico/quant/graph_edits.h>
 #include <tico/support/error.h>
+#include <tico/support/log.h>
 
-#include <fnmatch.h>
 
 #include <cmath>
 #include <stdexcept>
 
 namespace tico::gptq_plugin {
 namespace {
-
-bool globMatch(const std::vector<std::string> &patterns, const std::string &name) {
-  for (const std::string &p : patterns)
-    if (::fnmatch(p.c_str(), name.c_str(), 0) == 0)
-      return true;
-  return false;
-}
-
-std::string geometryKey(const LayerShape &s) {
-  const gptq::Conv2dGeometry &g = s.conv;
-  return std::to_string(static_cast<int>(s.kind)) + ":" + std::to_string(s.columns) + ":" + std::to_string(g.kernel_h) +
-         "x" + std::to_string(g.kernel_w) + "/" + std::to_string(g.stride_h) + "," + std::to_string(g.stride_w) + "/" +
-         std::to_string(g.pad_h) + "," + std::to_string(g.pad_w) + "/" + std::to_string(g.dilation_h) + "," +
-         std::to_string(g.dilation_w) + "/" + std::to_string(g.groups);
-}
 
 std::shared_ptr<TensorData> floatTensor(const std::vector<int64_t> &sizes, const std::vector<float> &values) {
   return std::make_shared<TensorData>(TensorData::fromVector(DType::Float32, sizes, values));
@@ -38,8 +22,13 @@ std::vector<OptionSpec> GptqSettings::specs() {
       {"symmetric", OptionType::Bool, false, "symmetric grids (zero at 2^(bits-1), or signed storage)"},
       {"signed", OptionType::Bool, false, "symmetric only: store int4/int8 codes with zero point 0"},
       {"per_channel", OptionType::Bool, true, "one grid per output channel (false: one per layer)"},
-      {"mse", OptionType::Bool, false, "search a shrunken range per channel minimising the |w - q|^2.4 error"},
+      {"mse", OptionType::Bool, false, "the same as scale_search: mse (kept for existing recipes)"},
+      {"scale_search", OptionType::String, std::string("minmax"),
+       "grid ranges: 'minmax'; 'mse' (shrunken range per channel minimising sum |w - q|^2.4); 'smse' (the same "
+       "minimising sum H_jj (w - q)^2, each input's error weighted by its energy on the calibration data)"},
       {"percdamp", OptionType::Float, 0.01, "dampening added to diag(H), relative to its mean, in (0, 1]"},
+      {"damping_retries", OptionType::Int, int64_t{4},
+       "times the dampening is raised tenfold when the Hessian is not positive definite (0: fail at once)"},
       {"block_size", OptionType::Int, int64_t{128}, "columns per lazy update block (speed only)"},
       {"act_order", OptionType::Bool, true, "quantize columns by decreasing diag(H), as the original"},
       {"group_size", OptionType::Int, int64_t{-1},
@@ -61,7 +50,17 @@ GptqSettings GptqSettings::from(const Options &o) {
   s.solver.grid.bits = static_cast<int>(bits);
   s.solver.grid.symmetric = o.getBool("symmetric");
   s.solver.grid.per_channel = o.getBool("per_channel");
-  s.solver.grid.mse = o.getBool("mse");
+  const std::string &search = o.getString("scale_search");
+  if (search != "minmax" && search != "mse" && search != "smse")
+    throw Error("gptq: scale_search must be 'minmax', 'mse' or 'smse', got '" + search + "'");
+  if (o.getBool("mse") && search == "smse")
+    throw Error("gptq: mse: true and scale_search: smse contradict each other; use scale_search alone");
+  s.solver.grid.mse = o.getBool("mse") || search != "minmax";
+  s.solver.sensitivity_weighted = search == "smse";
+  const int64_t retries = o.getInt("damping_retries");
+  if (retries < 0 || retries > 16)
+    throw Error("gptq: damping_retries must be in [0, 16], got " + std::to_string(retries));
+  s.solver.damping_retries = static_cast<int>(retries);
   s.signed_storage = o.getBool("signed");
   if (s.signed_storage && !s.solver.grid.symmetric)
     throw Error("gptq: signed storage needs symmetric: true (an asymmetric grid has no signed form with zero point 0)");
@@ -95,36 +94,18 @@ GptqSettings GptqSettings::from(const Options &o) {
 }
 
 void GptqQuantizer::prepare(const Graph &graph, CalibrationPlan &plan, QuantizeContext &) {
-  std::vector<std::string> unused_include = settings_.include;
-  for (const auto &node : graph.nodes()) {
-    std::string why;
-    std::optional<LayerShape> shape = layerOf(*node, why);
-    if (!shape)
-      continue;
-    const std::string &name = node->name();
-    if (!settings_.include.empty() && !globMatch(settings_.include, name))
-      continue;
-    if (globMatch(settings_.exclude, name))
-      continue;
-    if (!settings_.quantize_lm_head && shape->kind == LayerShape::Kind::Linear && graph.isGraphOutput(node->output()))
-      continue;
-    for (auto it = unused_include.begin(); it != unused_include.end();)
-      it = ::fnmatch(it->c_str(), name.c_str(), 0) == 0 ? unused_include.erase(it) : it + 1;
-    const Value *input = node->input(0);
+  for (SelectedLayer &selected :
+       selectLayers(graph, {"gptq", settings_.include, settings_.exclude, settings_.quantize_lm_head})) {
+    const Node &node = *selected.node;
+    const Value *input = node.input(0);
     Layer layer;
-    layer.node = name;
-    layer.shape = *shape;
+    layer.node = node.name();
+    layer.shape = std::move(selected.shape);
     layer.input = input;
-    by_node_[name] = layers_.size();
+    by_node_[layer.node] = layers_.size();
     layers_.push_back(std::move(layer));
     plan.observe(*input);
-    plan.layer(*node);
-  }
-  if (!unused_include.empty()) {
-    std::string list;
-    for (const std::string &p : unused_include)
-      list += (list.empty() ? "'" : ", '") + p + "'";
-    throw Error("gptq: include pattern(s) " + list + " match no linear or conv2d layer with a float weight");
+    plan.layer(node);
   }
   // Hessians keyed by (input, geometry), created now so observe() only looks them up.
   for (Layer &layer : layers_) {
@@ -171,17 +152,15 @@ std::vector<ConstantOverride> GptqQuantizer::layer(const Node &node, QuantizeCon
     throw Error("gptq: node '" + node.name() + "': group_size " + std::to_string(layer.circle.group_size) +
                 " applies to linear layers only (a convolution's groups are not contiguous in its stored "
                 "weight); use group_size: -1 for convolutions (an override per node)");
-  const gptq::CodeMatrix codes =
-      layer.circle.is_signed ? gptq::toSignedCodes(result.codes, layer.circle.bits) : result.codes;
-  const std::vector<int32_t> ordered =
-      toWeightLayout<int32_t>(Eigen::Matrix<int32_t, Eigen::Dynamic, Eigen::Dynamic>(codes), layer.shape);
-  // One byte per code: uint8 storage as is, int8 storage in two's complement.
-  layer.codes.resize(ordered.size());
-  for (std::size_t i = 0; i < ordered.size(); ++i)
-    layer.codes[i] = static_cast<std::byte>(static_cast<uint8_t>(ordered[i] & 0xff));
+  layer.codes = codeBytes(result.codes, layer.circle, layer.shape);
   layer.done = true;
   // What GPTQ gained over round-to-nearest on the same grid options, on this layer's inputs.
-  const gptq::Grid rtn_grid = gptq::fitGrid(W, settings_.solver.grid);
+  gptq::GridOptions rtn_options = settings_.solver.grid;
+  if (settings_.solver.sensitivity_weighted)
+    rtn_options.mse_norm = 2.0f;
+  const gptq::Grid rtn_grid = settings_.solver.sensitivity_weighted
+                                  ? gptq::fitGrid(W, rtn_options, H.diagonal().cast<float>().eval())
+                                  : gptq::fitGrid(W, rtn_options);
   const gptq::CodeMatrix rtn = gptq::quantizeRtn(W, rtn_grid);
   Eigen::MatrixXf rtn_values(W.rows(), W.cols());
   for (Eigen::Index r = 0; r < W.rows(); ++r)
@@ -193,6 +172,13 @@ std::vector<ConstantOverride> GptqQuantizer::layer(const Node &node, QuantizeCon
   context.report(node.name(), "gptq_layer_error", gptq_error);
   context.report(node.name(), "rtn_layer_error", rtn_error);
   context.report(node.name(), "error_ratio", rtn_error > 0.0 ? gptq_error / rtn_error : 0.0);
+  if (result.damping_retries > 0) {
+    // Said once per layer: the factorisation needed more dampening than asked for.
+    context.report(node.name(), "gptq_percdamp", result.percdamp);
+    context.report(node.name(), "gptq_damping_retries", result.damping_retries);
+    TICO_WARN << "gptq: layer '" << node.name() << "': the Hessian factored only with percdamp " << result.percdamp
+              << " (" << result.damping_retries << " tenfold increase(s) over " << settings_.solver.percdamp << ")";
+  }
   if (--stats.pending_layers == 0)
     stats.hessian.reset(); // c x c doubles: 128 MiB for 4096 features
   if (!settings_.inputs_from_quantized)
@@ -208,17 +194,7 @@ bool GptqQuantizer::convert(Graph &graph, QuantizeContext &) {
     Node *node = graph.findNode(layer.node);
     if (node == nullptr)
       throw Error("gptq: node '" + layer.node + "' is gone before convert");
-    quant::Encoding encoding = quant::gridOf(layer.circle.bits, layer.circle.is_signed);
-    // One grid per output channel (the weight's first dimension in every layout), or per output
-    // channel and group of group_size input columns (linear weights [out, in]).
-    encoding.params.axis = layer.circle.group_size > 0 ? 1 : 0;
-    if (layer.circle.group_size > 0)
-      encoding.params.block_size = layer.circle.group_size;
-    encoding.params.scale = layer.circle.scale;
-    encoding.params.zero_point = layer.circle.zero_point;
-    auto data = std::make_shared<TensorData>(
-        TensorData::fromBytes(encoding.storage, layer.shape.weight_sizes, std::move(layer.codes)));
-    quant::dequantizedWeight(graph, *node, "weight", std::move(data), encoding);
+    writeIntegerWeight(graph, *node, layer.shape, layer.circle, std::move(layer.codes));
     changed = true;
   }
   return changed;

@@ -1,10 +1,12 @@
 #include "layers.h"
 
 #include <tico/ops/circle_ops.h>
+#include <tico/quant/graph_edits.h>
 #include <tico/ops/torch_ops.h>
 #include <tico/support/error.h>
 
 #include <cstring>
+#include <fnmatch.h>
 
 namespace tico::gptq_plugin {
 namespace {
@@ -156,6 +158,79 @@ void accumulate(gptq::HessianAccumulator &hessian, const TensorData &input, cons
   const gptq::RowMajorMatrixXf patches = gptq::unfoldConv2d(nchw.data(), static_cast<int>(n), static_cast<int>(c),
                                                             static_cast<int>(h), static_cast<int>(w), shape.conv);
   hessian.addBatch(patches, n);
+}
+
+namespace {
+
+bool globMatch(const std::vector<std::string> &patterns, const std::string &name) {
+  for (const std::string &p : patterns)
+    if (::fnmatch(p.c_str(), name.c_str(), 0) == 0)
+      return true;
+  return false;
+}
+
+} // namespace
+
+std::string geometryKey(const LayerShape &s) {
+  const gptq::Conv2dGeometry &g = s.conv;
+  return std::to_string(static_cast<int>(s.kind)) + ":" + std::to_string(s.columns) + ":" + std::to_string(g.kernel_h) +
+         "x" + std::to_string(g.kernel_w) + "/" + std::to_string(g.stride_h) + "," + std::to_string(g.stride_w) + "/" +
+         std::to_string(g.pad_h) + "," + std::to_string(g.pad_w) + "/" + std::to_string(g.dilation_h) + "," +
+         std::to_string(g.dilation_w) + "/" + std::to_string(g.groups);
+}
+
+std::vector<SelectedLayer> selectLayers(const Graph &graph, const LayerSelection &selection) {
+  std::vector<SelectedLayer> layers;
+  std::vector<std::string> unused_include = selection.include;
+  for (const auto &node : graph.nodes()) {
+    std::string why;
+    std::optional<LayerShape> shape = layerOf(*node, why);
+    if (!shape)
+      continue;
+    const std::string &name = node->name();
+    if (!selection.include.empty() && !globMatch(selection.include, name))
+      continue;
+    if (globMatch(selection.exclude, name))
+      continue;
+    if (!selection.quantize_lm_head && shape->kind == LayerShape::Kind::Linear && graph.isGraphOutput(node->output()))
+      continue;
+    for (auto it = unused_include.begin(); it != unused_include.end();)
+      it = ::fnmatch(it->c_str(), name.c_str(), 0) == 0 ? unused_include.erase(it) : it + 1;
+    layers.push_back({node.get(), std::move(*shape)});
+  }
+  if (!unused_include.empty()) {
+    std::string list;
+    for (const std::string &p : unused_include)
+      list += (list.empty() ? "'" : ", '") + p + "'";
+    throw Error(selection.quantizer + ": include pattern(s) " + list +
+                " match no linear or conv2d layer with a float weight");
+  }
+  return layers;
+}
+
+std::vector<std::byte> codeBytes(const gptq::CodeMatrix &codes, const gptq::CircleQuant &circle,
+                                 const LayerShape &shape) {
+  const gptq::CodeMatrix stored = circle.is_signed ? gptq::toSignedCodes(codes, circle.bits) : codes;
+  const std::vector<int32_t> ordered =
+      toWeightLayout<int32_t>(Eigen::Matrix<int32_t, Eigen::Dynamic, Eigen::Dynamic>(stored), shape);
+  std::vector<std::byte> bytes(ordered.size());
+  for (std::size_t i = 0; i < ordered.size(); ++i)
+    bytes[i] = static_cast<std::byte>(static_cast<uint8_t>(ordered[i] & 0xff));
+  return bytes;
+}
+
+void writeIntegerWeight(Graph &graph, Node &node, const LayerShape &shape, const gptq::CircleQuant &circle,
+                        std::vector<std::byte> codes) {
+  quant::Encoding encoding = quant::gridOf(circle.bits, circle.is_signed);
+  // One grid per output channel (the weight's first dimension in every layout), or per output
+  // channel and group of group_size input columns (linear weights [out, in]).
+  encoding.params.axis = circle.group_size > 0 ? 1 : 0;
+  if (circle.group_size > 0)
+    encoding.params.block_size = circle.group_size;
+  encoding.params.scale = circle.scale;
+  encoding.params.zero_point = circle.zero_point;
+  auto data = std::make_shared<TensorData>(TensorData::fromBytes(encoding.storage, shape.weight_sizes, std::move(codes)));
+  quant::dequantizedWeight(graph, node, "weight", std::move(data), encoding);
 }
 
 } // namespace tico::gptq_plugin

@@ -38,4 +38,31 @@ template <typename T> std::vector<T> toWeightLayout(const Eigen::Matrix<T, Eigen
 // Adds one observed input batch (the layer's input value for one calibration batch).
 void accumulate(gptq::HessianAccumulator &hessian, const TensorData &input, const LayerShape &shape);
 
+// Layers reading one value with this key see the same samples and share one Hessian (q/k/v
+// projections of one input; convolutions of one input with equal geometry).
+std::string geometryKey(const LayerShape &shape);
+
+// Which layers a weight quantizer (gptq, adaround) takes: every layer layerOf accepts, filtered by
+// node-name globs; the linear producing a graph output (an LLM's head) only when asked.
+struct LayerSelection {
+  std::string quantizer;              // names the quantizer in errors
+  std::vector<std::string> include;   // empty: every layer
+  std::vector<std::string> exclude;
+  bool quantize_lm_head = false;
+};
+struct SelectedLayer {
+  const Node *node = nullptr;
+  LayerShape shape;
+};
+// Graph order. Throws tico::Error listing include globs that match no layer.
+std::vector<SelectedLayer> selectLayers(const Graph &graph, const LayerSelection &selection);
+
+// The codes in the weight's own layout, one byte each (int8 storage in two's complement).
+std::vector<std::byte> codeBytes(const gptq::CodeMatrix &codes, const gptq::CircleQuant &circle,
+                                 const LayerShape &shape);
+// Replaces the node's float weight by `codes` behind a dequantize with `circle`'s grids (per output
+// channel, or per channel and group of input columns).
+void writeIntegerWeight(Graph &graph, Node &node, const LayerShape &shape, const gptq::CircleQuant &circle,
+                        std::vector<std::byte> codes);
+
 } // namespace tico::gptq_plugin
