@@ -1,0 +1,187 @@
+#include "adaround_quantizer.h"
+
+#include <tico/support/error.h>
+
+#include <cmath>
+
+namespace tico::adaround_plugin {
+
+using gptq_plugin::LayerShape;
+
+std::vector<OptionSpec> AdaRoundSettings::specs() {
+  return {
+      {"bits", OptionType::Int, int64_t{4}, "weight bits: 4 or 8"},
+      {"symmetric", OptionType::Bool, false, "symmetric grids (zero at 2^(bits-1), or signed storage)"},
+      {"signed", OptionType::Bool, false, "symmetric only: store int4/int8 codes with zero point 0"},
+      {"per_channel", OptionType::Bool, true, "one grid per output channel (false: one per layer)"},
+      {"scale_search", OptionType::String, std::string("minmax"),
+       "grid ranges before the rounding is learned: 'minmax' or 'mse' (shrunken range per channel minimising "
+       "sum |w - q|^2.4)"},
+      {"iterations", OptionType::Int, int64_t{1000}, "Adam steps per layer"},
+      {"learning_rate", OptionType::Float, 0.01, "Adam's step size on the rounding variables"},
+      {"regularization", OptionType::Float, 0.01, "weight of the term pushing every rounding to 0 or 1 (lambda)"},
+      {"warmup", OptionType::Float, 0.2, "fraction of the steps before that term is switched on, in [0, 1)"},
+      {"holdout_every", OptionType::Int, int64_t{4},
+       "every N-th calibration batch is held out to judge the learned rounding against round-to-nearest (0: judge "
+       "on the training batches)"},
+      {"inputs_from", OptionType::String, std::string("quantized"),
+       "what later layers calibrate on: 'quantized' (earlier layers' rounded weights) or 'float'"},
+      {"quantize_lm_head", OptionType::Bool, false, "also quantize a linear whose output is a graph output"},
+      {"include", OptionType::StringList, std::vector<std::string>{}, "node-name globs to quantize (empty: all)"},
+      {"exclude", OptionType::StringList, std::vector<std::string>{}, "node-name globs to leave float"},
+  };
+}
+
+AdaRoundSettings AdaRoundSettings::from(const Options &o) {
+  AdaRoundSettings s;
+  const int64_t bits = o.getInt("bits");
+  if (bits != 4 && bits != 8)
+    throw Error("adaround: bits must be 4 or 8 (Circle's uint4/int4 and uint8/int8 weights), got " +
+                std::to_string(bits));
+  s.grid.bits = static_cast<int>(bits);
+  s.grid.symmetric = o.getBool("symmetric");
+  s.grid.per_channel = o.getBool("per_channel");
+  const std::string &search = o.getString("scale_search");
+  if (search != "minmax" && search != "mse")
+    throw Error("adaround: scale_search must be 'minmax' or 'mse', got '" + search + "'");
+  s.grid.mse = search == "mse";
+  s.signed_storage = o.getBool("signed");
+  if (s.signed_storage && !s.grid.symmetric)
+    throw Error("adaround: signed storage needs symmetric: true");
+  const int64_t iterations = o.getInt("iterations");
+  if (iterations < 0 || iterations > 1000000)
+    throw Error("adaround: iterations must be in [0, 1000000], got " + std::to_string(iterations));
+  s.solver.iterations = static_cast<int>(iterations);
+  s.solver.learning_rate = static_cast<float>(o.getFloat("learning_rate"));
+  if (!(s.solver.learning_rate > 0.0f))
+    throw Error("adaround: learning_rate must be positive");
+  s.solver.regularization = o.getFloat("regularization");
+  if (!(s.solver.regularization >= 0.0))
+    throw Error("adaround: regularization must be >= 0");
+  s.solver.warmup = o.getFloat("warmup");
+  if (!(s.solver.warmup >= 0.0 && s.solver.warmup < 1.0))
+    throw Error("adaround: warmup must be in [0, 1)");
+  const int64_t holdout = o.getInt("holdout_every");
+  if (holdout < 0 || holdout == 1)
+    throw Error("adaround: holdout_every must be 0 (none) or at least 2 (1 would hold out every batch), got " +
+                std::to_string(holdout));
+  s.holdout_every = static_cast<int>(holdout);
+  const std::string &from = o.getString("inputs_from");
+  if (from != "quantized" && from != "float")
+    throw Error("adaround: inputs_from must be 'quantized' or 'float', got '" + from + "'");
+  s.inputs_from_quantized = from == "quantized";
+  s.selection = {"adaround", o.getStringList("include"), o.getStringList("exclude"), o.getBool("quantize_lm_head")};
+  return s;
+}
+
+bool AdaRoundQuantizer::heldOut(std::size_t batch, std::size_t batch_count) const {
+  // With a single batch there is nothing to hold out: it trains, and it judges.
+  const auto every = static_cast<std::size_t>(settings_.holdout_every);
+  return every > 0 && batch_count >= 2 && batch % every == every - 1;
+}
+
+void AdaRoundQuantizer::prepare(const Graph &graph, CalibrationPlan &plan, QuantizeContext &) {
+  for (gptq_plugin::SelectedLayer &selected : gptq_plugin::selectLayers(graph, settings_.selection)) {
+    const Node &node = *selected.node;
+    Layer layer;
+    layer.node = node.name();
+    layer.shape = std::move(selected.shape);
+    layer.input = node.input(0);
+    layer.key = gptq_plugin::geometryKey(layer.shape);
+    by_node_[layer.node] = layers_.size();
+    layers_.push_back(std::move(layer));
+    plan.observe(*node.input(0));
+    plan.layer(node);
+  }
+  for (Layer &layer : layers_) {
+    InputStats &stats = inputs_[{layer.input, layer.key}];
+    if (!stats.train) {
+      stats.train = std::make_unique<gptq::HessianAccumulator>(layer.shape.columns);
+      stats.holdout = std::make_unique<gptq::HessianAccumulator>(layer.shape.columns);
+      stats.shape = &layer.shape;
+      keys_of_value_[layer.input].push_back(layer.key);
+    }
+    ++stats.pending_layers;
+  }
+}
+
+void AdaRoundQuantizer::observe(const Observation &o) {
+  auto keys = keys_of_value_.find(&o.value);
+  if (keys == keys_of_value_.end())
+    return;
+  const bool held_out = heldOut(o.batch, o.batch_count);
+  for (const std::string &key : keys->second) {
+    InputStats &stats = inputs_.at({&o.value, key});
+    if (stats.train)
+      gptq_plugin::accumulate(held_out ? *stats.holdout : *stats.train, o.data, *stats.shape);
+  }
+}
+
+std::vector<ConstantOverride> AdaRoundQuantizer::layer(const Node &node, QuantizeContext &context) {
+  Layer &layer = layers_.at(by_node_.at(node.name()));
+  InputStats &stats = inputs_.at({layer.input, layer.key});
+  const Eigen::MatrixXf W = gptq_plugin::weightMatrix(*node.input(1)->constant(), layer.shape);
+  const Eigen::MatrixXd H = stats.train->hessian();
+  const bool has_holdout = stats.holdout->sampleRows() > 0;
+  const Eigen::MatrixXd H_holdout = has_holdout ? stats.holdout->hessian() : Eigen::MatrixXd();
+  const Eigen::MatrixXd &H_judge = has_holdout ? H_holdout : H;
+
+  gptq::AdaRoundOptions options = settings_.solver;
+  options.label = "layer '" + node.name() + "'";
+  gptq::Grid grid;
+  gptq::AdaRoundResult result;
+  try {
+    grid = gptq::fitGrid(W, settings_.grid);
+    if (stats.train->sampleRows() == 0)
+      throw std::invalid_argument("no calibration batch reached its training Hessian");
+    result = gptq::adaround(W, grid, H, static_cast<double>(stats.train->sampleRows()), options);
+    layer.circle = gptq::toCircle(std::vector<gptq::Grid>{grid}, -1, settings_.signed_storage);
+  } catch (const std::exception &e) {
+    throw Error("adaround: node '" + node.name() + "': " + e.what());
+  }
+  const gptq::CodeMatrix nearest = gptq::quantizeRtn(W, grid);
+  Eigen::MatrixXf nearest_values(W.rows(), W.cols());
+  for (Eigen::Index r = 0; r < W.rows(); ++r)
+    for (Eigen::Index c = 0; c < W.cols(); ++c)
+      nearest_values(r, c) = grid.dequantize(r, nearest(r, c));
+  // Accept or roll back on batches the optimisation did not see.
+  const double learned_error = gptq::layerError(W, result.dequantized, H_judge);
+  const double nearest_error = gptq::layerError(W, nearest_values, H_judge);
+  const bool accepted = learned_error < nearest_error;
+  const gptq::CodeMatrix &codes = accepted ? result.codes : nearest;
+  const Eigen::MatrixXf &values = accepted ? result.dequantized : nearest_values;
+  layer.codes = gptq_plugin::codeBytes(codes, layer.circle, layer.shape);
+  layer.done = true;
+  context.report(node.name(), "adaround_train_error", result.final_error);
+  context.report(node.name(), "rtn_train_error", result.initial_error);
+  context.report(node.name(), has_holdout ? "adaround_holdout_error" : "adaround_judged_error", learned_error);
+  context.report(node.name(), has_holdout ? "rtn_holdout_error" : "rtn_judged_error", nearest_error);
+  context.report(node.name(), "error_ratio", nearest_error > 0.0 ? learned_error / nearest_error : 0.0);
+  context.report(node.name(), "adaround_accepted", accepted ? 1.0 : 0.0);
+  context.report(node.name(), "adaround_flipped", static_cast<double>(result.flipped));
+  if (--stats.pending_layers == 0) {
+    stats.train.reset();
+    stats.holdout.reset();
+  }
+  if (!settings_.inputs_from_quantized)
+    return {};
+  const std::vector<float> weight = gptq_plugin::toWeightLayout<float>(values, layer.shape);
+  return {{node.input(1), std::make_shared<TensorData>(
+                              TensorData::fromVector(DType::Float32, layer.shape.weight_sizes, weight))}};
+}
+
+bool AdaRoundQuantizer::convert(Graph &graph, QuantizeContext &) {
+  bool changed = false;
+  for (Layer &layer : layers_) {
+    if (!layer.done)
+      continue;
+    Node *node = graph.findNode(layer.node);
+    if (node == nullptr)
+      throw Error("adaround: node '" + layer.node + "' is gone before convert");
+    gptq_plugin::writeIntegerWeight(graph, *node, layer.shape, layer.circle, std::move(layer.codes));
+    changed = true;
+  }
+  return changed;
+}
+
+} // namespace tico::adaround_plugin

@@ -1,0 +1,70 @@
+// The `adaround` quantizer (docs/quantizers.md, "AdaRound"): each selected linear / conv2d layer's
+// weight is rounded up or down per element as AdaRound learns on the layer's calibration inputs
+// (their Hessian, like GPTQ), on a fixed per-channel grid. Calibration batches are split: every
+// `holdout_every`-th batch goes to a held-out Hessian, and a layer keeps its learned rounding
+// only when its output error on those batches is below round-to-nearest's; otherwise it keeps
+// round-to-nearest (rolled back, reported). Layer by layer in graph order; with inputs_from
+// "quantized" later layers calibrate on the quantized weights of earlier ones.
+#pragma once
+
+#include "adaround.h"
+#include "layers.h"
+
+#include <tico/pass/options.h>
+#include <tico/quant/quantizer.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tico::adaround_plugin {
+
+struct AdaRoundSettings {
+  gptq::GridOptions grid;
+  gptq::AdaRoundOptions solver;
+  bool signed_storage = false;
+  int holdout_every = 4;             // 0: no held-out batches (judged on the training batches)
+  bool inputs_from_quantized = true;
+  gptq_plugin::LayerSelection selection;
+
+  static std::vector<OptionSpec> specs();
+  static AdaRoundSettings from(const Options &options); // throws tico::Error on bad values
+};
+
+class AdaRoundQuantizer final : public Quantizer {
+public:
+  explicit AdaRoundQuantizer(AdaRoundSettings settings) : settings_(std::move(settings)) {}
+
+  void prepare(const Graph &graph, CalibrationPlan &plan, QuantizeContext &context) override;
+  void observe(const Observation &observation) override;
+  std::vector<ConstantOverride> layer(const Node &node, QuantizeContext &context) override;
+  bool convert(Graph &graph, QuantizeContext &context) override;
+
+private:
+  struct Layer {
+    std::string node;
+    gptq_plugin::LayerShape shape;
+    const Value *input = nullptr;
+    std::string key; // its InputStats
+    std::vector<std::byte> codes;
+    gptq::CircleQuant circle;
+    bool done = false;
+  };
+  // Hessians of one input value seen with one geometry: training batches and held-out ones.
+  struct InputStats {
+    std::unique_ptr<gptq::HessianAccumulator> train, holdout;
+    int pending_layers = 0;
+    const gptq_plugin::LayerShape *shape = nullptr;
+  };
+
+  bool heldOut(std::size_t batch, std::size_t batch_count) const;
+
+  AdaRoundSettings settings_;
+  std::vector<Layer> layers_;
+  std::map<std::string, std::size_t> by_node_;
+  std::map<std::pair<const Value *, std::string>, InputStats> inputs_;
+  std::map<const Value *, std::vector<std::string>> keys_of_value_;
+};
+
+} // namespace tico::adaround_plugin
