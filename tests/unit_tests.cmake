@@ -3,7 +3,7 @@
 file(GLOB TICO_UNIT_TEST_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/unit/*_test.cpp)
 # The GPTQ solver's tests get their own small binary (tests/CMakeLists.txt): it needs only the solver library,
 # so it builds and runs without the rest of the project.
-list(FILTER TICO_UNIT_TEST_SOURCES EXCLUDE REGEX "/gptq_solver_test\\.cpp$")
+list(FILTER TICO_UNIT_TEST_SOURCES EXCLUDE REGEX "/(gptq|adaround)_solver_test\\.cpp$")
 add_executable(tico-unit-tests ${TICO_UNIT_TEST_SOURCES})
 target_link_libraries(tico-unit-tests PRIVATE tico-core tico-circle-doc tico-interpreter GTest::gtest GTest::gtest_main nlohmann_json::nlohmann_json)
 # core/interpreter/src: the quantized kernels' fixed-point primitives are tested directly.
@@ -88,4 +88,8 @@ target_link_libraries(tico-unit-tests PRIVATE tico-llm)
 # The ptq quantizer's estimators, tiling, overrides and placement (plugins/quant-ptq).
 if(TARGET tico-quant-ptq-objects)
   target_link_libraries(tico-unit-tests PRIVATE tico-quant-ptq-objects)
+endif()
+# SmoothQuant's groups, alpha search and rewrite (plugins/quant-smoothquant).
+if(TARGET tico-quant-smoothquant-objects)
+  target_link_libraries(tico-unit-tests PRIVATE tico-quant-smoothquant-objects)
 endif()
