@@ -1,0 +1,296 @@
+"""Accuracy-preserving quantizers end to end (issue 28), each through `tico-run --quant` on a
+seeded model exported with torch.export and calibrated from a folder of .npy batches:
+
+- **adaround**: on an MLP with correlated inputs, 4-bit weights. Every code is the floor or the
+  ceiling of the weight on round-to-nearest's own grid (same scales and zero points), a layer
+  keeps its learned rounding only when its held-out error beats round-to-nearest's, the file runs
+  on the built-in runtime as its simulation (PyTorch with the file's dequantized weights), and on
+  held-out inputs it is closer to the float model than round-to-nearest.
+- **gptq `scale_search: smse`**: the weighted range search converts, its grids are no wider than
+  min/max's, and it stays below round-to-nearest's error.
+- **smoothquant**: on an RMSNorm -> q/k block whose norm scale makes outlier channels. Smoothing alone leaves the
+  function unchanged (eager within 1e-5), and before W8A8 (uint8 activations quantized around the
+  float norm, `float_islands: keep`) it brings the output closer to the float model than plain
+  W8A8.
+
+Environment: TICO_RUN, TICO_CIRCLE, TICO_SOURCE_DIR (tests/quant/CMakeLists.txt).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from measure import read_circle, sqnr_db
+
+SOURCE = Path(os.environ.get("TICO_SOURCE_DIR", Path(__file__).resolve().parents[2]))
+IN, HIDDEN, OUT = 96, 128, 32
+
+
+class Mlp(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc1 = torch.nn.Linear(IN, HIDDEN)
+        self.fc2 = torch.nn.Linear(HIDDEN, OUT)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc2(torch.relu(self.fc1(x)))
+
+
+MIXING = torch.randn(IN, IN, generator=torch.Generator().manual_seed(4321)) / IN**0.5
+
+
+def _mlp_batches(seed: int, count: int) -> list[torch.Tensor]:
+    generator = torch.Generator().manual_seed(seed)
+    return [torch.randn(64, IN, generator=generator) @ MIXING for _ in range(count)]
+
+
+def _export(model: torch.nn.Module, example: torch.Tensor, calibration: list[torch.Tensor], work: Path) -> tuple:
+    pt2 = work / "model.pt2"
+    torch.export.save(torch.export.export(model, (example,)), pt2)
+    data = work / "calib"
+    for b, x in enumerate(calibration):
+        (data / f"batch_{b}").mkdir(parents=True)
+        np.save(data / f"batch_{b}" / "0.npy", x.numpy())
+    return pt2, data
+
+
+def _convert(tico_run, pt2: Path, data: Path | None, recipe_text: str, out: Path, extra: list[str] = ()) -> dict:
+    recipe = out.with_suffix(".yaml")
+    recipe.write_text(recipe_text)
+    encodings = out.with_suffix(".json")
+    cmd = [str(tico_run), "--quant", str(recipe), "--no-progress", str(pt2), "-o", str(out), "--encodings",
+           str(encodings), *extra]
+    if data is not None:
+        cmd += ["--calibration", str(data)]
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    return json.loads(encodings.read_text())
+
+
+def _run(tico_circle, circle: Path, x: np.ndarray, directory: Path) -> np.ndarray:
+    directory.mkdir()
+    np.save(directory / "x.npy", x)
+    subprocess.run([str(tico_circle), "run", str(circle), "--input", str(directory / "x.npy"), "--output-dir",
+                    str(directory)], check=True, capture_output=True, text=True)
+    return np.load(directory / "out0.npy")
+
+
+def _per_channel_weight(circle: Path, rows: int, columns: int) -> tuple[np.ndarray, object]:
+    """The dequantized [rows, columns] per-channel 4/8-bit weight of the file, and its tensor."""
+    model = read_circle(circle)
+    found = [t for t in model.tensors if t.is_constant and t.quant is not None and t.shape == (rows, columns)]
+    assert len(found) == 1, [t.describe() for t in model.tensors]
+    t = found[0]
+    raw = np.frombuffer(t.data, dtype=np.uint8)
+    codes = np.stack([raw & 0x0F, raw >> 4], axis=1).reshape(-1)[: rows * columns] if t.type == "UINT4" else raw
+    codes = codes.reshape(rows, columns).astype(np.float32)
+    return (codes - t.quant.zero_point[:, None].astype(np.float32)) * t.quant.scale[:, None], t
+
+
+def _metrics(encodings: dict, name: str) -> dict:
+    return {m["subject"]: m["value"] for m in encodings["metrics"] if m["metric"] == name}
+
+
+ADAROUND = """schema: tico.pipeline/v1
+stages:
+  - name: adaround
+    kind: quantize
+    passes:
+      - name: adaround
+        options: {bits: 4, iterations: 1500, holdout_every: 4, quantize_lm_head: true}
+"""
+RTN = """schema: tico.pipeline/v1
+stages:
+  - name: rtn
+    kind: quantize
+    passes:
+      - name: ptq
+        options: {activations: none, weights: uint4, granularity: per-channel}
+"""
+
+
+@pytest.fixture(scope="module")
+def mlp(tmp_path_factory, tico_run) -> dict:
+    work = tmp_path_factory.mktemp("algorithms")
+    torch.manual_seed(0)
+    model = Mlp().eval()
+    calibration = _mlp_batches(1, 8)
+    pt2, data = _export(model, calibration[0], calibration, work)
+    return {"work": work, "model": model, "pt2": pt2, "data": data,
+            "rtn": work / "rtn.circle", "rtn_encodings": _convert(tico_run, pt2, None, RTN, work / "rtn.circle")}
+
+
+def test_adaround_rounds_each_weight_down_or_up_on_the_nearest_grid(mlp, tico_run, tico_circle, tmp_path) -> None:
+    circle = tmp_path / "adaround.circle"
+    encodings = _convert(tico_run, mlp["pt2"], mlp["data"], ADAROUND, circle)
+    accepted = _metrics(encodings, "adaround_accepted")
+    learned, nearest = _metrics(encodings, "adaround_holdout_error"), _metrics(encodings, "rtn_holdout_error")
+    flipped = _metrics(encodings, "adaround_flipped")
+    print("AdaRound held-out error / round-to-nearest's:",
+          {k: round(learned[k] / nearest[k], 3) for k in learned}, "accepted:", accepted, "flipped:", flipped)
+    assert len(accepted) == 2
+    for layer, keep in accepted.items():
+        assert (learned[layer] < nearest[layer]) == bool(keep), (layer, learned[layer], nearest[layer])
+    assert all(accepted.values()), "correlated inputs: learned rounding should win on both layers"
+
+    # Floor or ceiling on round-to-nearest's grid.
+    for module, rows, columns in ((mlp["model"].fc1, HIDDEN, IN), (mlp["model"].fc2, OUT, HIDDEN)):
+        ours, tensor = _per_channel_weight(circle, rows, columns)
+        rtn, rtn_tensor = _per_channel_weight(mlp["rtn"], rows, columns)
+        np.testing.assert_array_equal(tensor.quant.scale, rtn_tensor.quant.scale)
+        np.testing.assert_array_equal(tensor.quant.zero_point, rtn_tensor.quant.zero_point)
+        w = module.weight.detach().numpy()
+        step = tensor.quant.scale[:, None]
+        assert np.all(np.abs(ours - w) <= step * (1 + 1e-5)), "a code beyond the floor or ceiling"
+        assert (ours != rtn).any()
+
+    # The file runs as its simulation and beats round-to-nearest on held-out inputs.
+    fc1_w, _ = _per_channel_weight(circle, HIDDEN, IN)
+    fc2_w, _ = _per_channel_weight(circle, OUT, HIDDEN)
+    held_out = _mlp_batches(7, 3)
+    with torch.no_grad():
+        expected = [mlp["model"](x).numpy() for x in held_out]
+        simulated = [(torch.relu(x @ torch.from_numpy(fc1_w).T + mlp["model"].fc1.bias) @ torch.from_numpy(fc2_w).T
+                      + mlp["model"].fc2.bias).numpy() for x in held_out]
+    ours = [_run(tico_circle, circle, x.numpy(), tmp_path / f"a{i}") for i, x in enumerate(held_out)]
+    for got, want in zip(ours, simulated):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+    plain = [_run(tico_circle, mlp["rtn"], x.numpy(), tmp_path / f"r{i}") for i, x in enumerate(held_out)]
+    ada_db, rtn_db = sqnr_db(expected, ours), sqnr_db(expected, plain)
+    print(f"weight-only W4 MLP vs float on held-out inputs: AdaRound {ada_db:.2f} dB, round-to-nearest {rtn_db:.2f} dB")
+    assert ada_db > rtn_db + 0.5
+
+
+def test_adaround_rolls_back_a_layer_that_does_not_gain(mlp, tico_run, tmp_path) -> None:
+    """Without iterations the learned rounding is round-to-nearest itself: never strictly better on
+    the held-out batches, so every layer is rolled back and the file's weights are round-to-nearest's."""
+    circle = tmp_path / "zero.circle"
+    encodings = _convert(tico_run, mlp["pt2"], mlp["data"], ADAROUND.replace("iterations: 1500", "iterations: 0"), circle)
+    assert set(_metrics(encodings, "adaround_accepted").values()) == {0.0}
+    ours, _ = _per_channel_weight(circle, HIDDEN, IN)
+    rtn, _ = _per_channel_weight(mlp["rtn"], HIDDEN, IN)
+    np.testing.assert_array_equal(ours, rtn)
+
+
+def test_gptq_smse_search(mlp, tico_run, tmp_path) -> None:
+    base = """schema: tico.pipeline/v1
+stages:
+  - name: gptq
+    kind: quantize
+    passes:
+      - name: gptq
+        options: {bits: 4, act_order: true, quantize_lm_head: true, scale_search: SEARCH}
+"""
+    grids = {}
+    for search in ("minmax", "smse"):
+        circle = tmp_path / f"{search}.circle"
+        encodings = _convert(tico_run, mlp["pt2"], mlp["data"], base.replace("SEARCH", search), circle)
+        ratios = _metrics(encodings, "error_ratio")
+        print(f"GPTQ {search}: error / round-to-nearest's on the same grids", {k: round(v, 3) for k, v in ratios.items()})
+        assert len(ratios) == 2 and all(0 < r < 0.9 for r in ratios.values()), ratios
+        grids[search] = _per_channel_weight(circle, HIDDEN, IN)[1].quant.scale
+    # The search only ever shrinks the min/max range.
+    assert np.all(grids["smse"] <= grids["minmax"] * (1 + 1e-6))
+    assert np.any(grids["smse"] < grids["minmax"] * 0.99)
+
+
+# --- SmoothQuant -----------------------------------------------------------------------------
+
+D, HEADS = 64, 48
+
+
+class NormBlock(torch.nn.Module):
+    """RMSNorm with a learned scale, read by two projections (q, k), as in a decoder layer. A few
+    channels of the scale are large, so the norm's output has outlier channels (as LLM
+    activations do) while its input does not."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        weight = 1.0 + 0.1 * torch.randn(D)
+        weight[3], weight[17] = 30.0, -12.0
+        self.weight = torch.nn.Parameter(weight)
+        self.q = torch.nn.Linear(D, HEADS, bias=False)
+        self.k = torch.nn.Linear(D, HEADS, bias=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * self.weight
+        return self.q(h) + self.k(h)
+
+
+def _outlier_batches(seed: int, count: int) -> list[torch.Tensor]:
+    generator = torch.Generator().manual_seed(seed)
+    return [torch.randn(32, D, generator=generator) for _ in range(count)]
+
+
+SMOOTH = """  - name: smooth
+    kind: quantize
+    passes:
+      - name: smoothquant
+"""
+W8A8 = """  - name: w8a8
+    kind: quantize
+    strategy: once
+    passes:
+      - name: ptq
+        options: {activations: uint8, weights: uint8, granularity: per-channel, float_islands: keep}
+"""
+
+
+def _lenient_pipeline(directory: Path) -> Path:
+    """The default pipeline with check-missing-qparams{strict=false}: float ops (the norm) between
+    quantized tensors, as float_islands: keep leaves them."""
+    text = (SOURCE / "configs" / "pipelines" / "default.yaml").read_text()
+    strict = "      - check-missing-qparams "
+    assert strict in text
+    lines = [("      - name: check-missing-qparams\n        options: {strict: false}" if line.startswith(strict) else line)
+             for line in text.splitlines()]
+    path = directory / "lenient.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.fixture(scope="module")
+def norm_block(tmp_path_factory) -> dict:
+    work = tmp_path_factory.mktemp("smoothquant")
+    torch.manual_seed(3)
+    model = NormBlock().eval()
+    calibration = _outlier_batches(5, 8)
+    pt2, data = _export(model, calibration[0], calibration, work)
+    return {"work": work, "model": model, "pt2": pt2, "data": data, "held_out": _outlier_batches(9, 3)}
+
+
+def test_smoothing_keeps_the_float_function(norm_block, tico_run, tico_circle, tmp_path) -> None:
+    circle = tmp_path / "smoothed.circle"
+    encodings = _convert(tico_run, norm_block["pt2"], norm_block["data"], "schema: tico.pipeline/v1\nstages:\n" + SMOOTH,
+                         circle)
+    alphas = _metrics(encodings, "smoothquant_alpha")
+    print("smoothquant alpha per group:", alphas)
+    assert len(alphas) == 1 and list(alphas.values())[0] >= 0.0, encodings["metrics"]
+    for i, x in enumerate(norm_block["held_out"]):
+        with torch.no_grad():
+            want = norm_block["model"](x).numpy()
+        got = _run(tico_circle, circle, x.numpy(), tmp_path / f"s{i}")
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
+
+
+def test_smoothquant_before_w8a8_beats_plain_w8a8(norm_block, tico_run, tico_circle, tmp_path) -> None:
+    pipeline = _lenient_pipeline(tmp_path)
+    results = {}
+    for name, stages in (("plain", W8A8), ("smoothed", SMOOTH + W8A8)):
+        circle = tmp_path / f"{name}.circle"
+        _convert(tico_run, norm_block["pt2"], norm_block["data"], "schema: tico.pipeline/v1\nstages:\n" + stages, circle,
+                 ["--pipeline", str(pipeline)])
+        with torch.no_grad():
+            expected = [norm_block["model"](x).numpy() for x in norm_block["held_out"]]
+        got = [_run(tico_circle, circle, x.numpy(), tmp_path / f"{name}{i}") for i, x in enumerate(norm_block["held_out"])]
+        results[name] = sqnr_db(expected, got)
+    print(f"W8A8 block vs float on held-out inputs: plain {results['plain']:.2f} dB, "
+          f"SmoothQuant {results['smoothed']:.2f} dB")
+    assert results["smoothed"] > results["plain"] + 1.0
