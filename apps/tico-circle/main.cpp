@@ -31,6 +31,9 @@ int run(int argc, char **argv) {
   add("serve-incremental",
       "replay a trace of input changes through the incremental runtime layer: hit rate, strategies, latency, overhead",
       addServeIncremental);
+  add("compare",
+      "find where a model (quantized, optimized) diverges from a reference: every tensor's SQNR, the first divergence",
+      addCompare);
   add("generate", "generate text with an exported LLM (prefill + decode signatures, docs/llm.md)", addGenerate);
   add("eval", "evaluate an exported LLM: perplexity over a text, accuracy on multiple-choice questions", addEval);
 

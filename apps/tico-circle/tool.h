@@ -32,6 +32,7 @@ Action addBench(CLI::App &app);
 Action addServeIncremental(CLI::App &app);
 Action addGenerate(CLI::App &app);
 Action addEval(CLI::App &app);
+Action addCompare(CLI::App &app);
 
 // Reads a Circle file with every reader check on (readCircleFile), or with `check_indices`
 // off for the verifier, which reports index problems itself.

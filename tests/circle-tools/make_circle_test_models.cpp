@@ -5,7 +5,9 @@
 //   empty.circle, garbage.circle, truncated.circle,
 //   tflite.circle, far_payload.circle                       files the reader must refuse
 //   x.npy, x2.npy, c_true.npy, c_false.npy, x_wrong.npy     interpreter inputs
+//   mlp_*.circle, mlp_*.npy, mlp_quant.encodings.json        compare tests (compare_test_models.h)
 #include "circle_doc_test_support.h"
+#include "compare_test_models.h"
 
 #include "tico/circle/writer.h"
 #include "tico/io/npy.h"
@@ -80,6 +82,7 @@ int main(int argc, char **argv) {
     writeNpy((dir / "x2.npy").string(), TensorData::fromVector(DType::Float32, {2}, std::vector<float>{3, -2}));
     writeNpy((dir / "c_true.npy").string(), TensorData::fromVector(DType::Bool, {1}, std::vector<uint8_t>{1}));
     writeNpy((dir / "c_false.npy").string(), TensorData::fromVector(DType::Bool, {1}, std::vector<uint8_t>{0}));
+    tico::circle_tools_test::writeCompareTestModels(dir);
     writeNpy((dir / "x_wrong.npy").string(), TensorData::fromVector(DType::Float32, {3}, std::vector<float>{1, 2, 3}));
   } catch (const std::exception &e) {
     std::cerr << "make_circle_test_models: " << e.what() << "\n";
