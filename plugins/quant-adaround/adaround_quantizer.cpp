@@ -9,11 +9,8 @@ namespace tico::adaround_plugin {
 using gptq_plugin::LayerShape;
 
 std::vector<OptionSpec> AdaRoundSettings::specs() {
-  return {
-      {"bits", OptionType::Int, int64_t{4}, "weight bits: 4 or 8"},
-      {"symmetric", OptionType::Bool, false, "symmetric grids (zero at 2^(bits-1), or signed storage)"},
-      {"signed", OptionType::Bool, false, "symmetric only: store int4/int8 codes with zero point 0"},
-      {"per_channel", OptionType::Bool, true, "one grid per output channel (false: one per layer)"},
+  std::vector<OptionSpec> specs = gptq_plugin::weightQuantizerSpecs();
+  const std::vector<OptionSpec> own = {
       {"scale_search", OptionType::String, std::string("minmax"),
        "grid ranges before the rounding is learned: 'minmax' or 'mse' (shrunken range per channel minimising "
        "sum |w - q|^2.4)"},
@@ -24,30 +21,21 @@ std::vector<OptionSpec> AdaRoundSettings::specs() {
       {"holdout_every", OptionType::Int, int64_t{4},
        "every N-th calibration batch is held out to judge the learned rounding against round-to-nearest (0: judge "
        "on the training batches)"},
-      {"inputs_from", OptionType::String, std::string("quantized"),
-       "what later layers calibrate on: 'quantized' (earlier layers' rounded weights) or 'float'"},
-      {"quantize_lm_head", OptionType::Bool, false, "also quantize a linear whose output is a graph output"},
-      {"include", OptionType::StringList, std::vector<std::string>{}, "node-name globs to quantize (empty: all)"},
-      {"exclude", OptionType::StringList, std::vector<std::string>{}, "node-name globs to leave float"},
   };
+  specs.insert(specs.end(), own.begin(), own.end());
+  return specs;
 }
 
 AdaRoundSettings AdaRoundSettings::from(const Options &o) {
   AdaRoundSettings s;
-  const int64_t bits = o.getInt("bits");
-  if (bits != 4 && bits != 8)
-    throw Error("adaround: bits must be 4 or 8 (Circle's uint4/int4 and uint8/int8 weights), got " +
-                std::to_string(bits));
-  s.grid.bits = static_cast<int>(bits);
-  s.grid.symmetric = o.getBool("symmetric");
-  s.grid.per_channel = o.getBool("per_channel");
+  s.common = gptq_plugin::weightQuantizerSettings(o, "adaround");
+  s.grid.bits = s.common.bits;
+  s.grid.symmetric = s.common.symmetric;
+  s.grid.per_channel = s.common.per_channel;
   const std::string &search = o.getString("scale_search");
   if (search != "minmax" && search != "mse")
     throw Error("adaround: scale_search must be 'minmax' or 'mse', got '" + search + "'");
   s.grid.mse = search == "mse";
-  s.signed_storage = o.getBool("signed");
-  if (s.signed_storage && !s.grid.symmetric)
-    throw Error("adaround: signed storage needs symmetric: true");
   const int64_t iterations = o.getInt("iterations");
   if (iterations < 0 || iterations > 1000000)
     throw Error("adaround: iterations must be in [0, 1000000], got " + std::to_string(iterations));
@@ -66,11 +54,6 @@ AdaRoundSettings AdaRoundSettings::from(const Options &o) {
     throw Error("adaround: holdout_every must be 0 (none) or at least 2 (1 would hold out every batch), got " +
                 std::to_string(holdout));
   s.holdout_every = static_cast<int>(holdout);
-  const std::string &from = o.getString("inputs_from");
-  if (from != "quantized" && from != "float")
-    throw Error("adaround: inputs_from must be 'quantized' or 'float', got '" + from + "'");
-  s.inputs_from_quantized = from == "quantized";
-  s.selection = {"adaround", o.getStringList("include"), o.getStringList("exclude"), o.getBool("quantize_lm_head")};
   return s;
 }
 
@@ -81,7 +64,7 @@ bool AdaRoundQuantizer::heldOut(std::size_t batch, std::size_t batch_count) cons
 }
 
 void AdaRoundQuantizer::prepare(const Graph &graph, CalibrationPlan &plan, QuantizeContext &) {
-  for (gptq_plugin::SelectedLayer &selected : gptq_plugin::selectLayers(graph, settings_.selection)) {
+  for (gptq_plugin::SelectedLayer &selected : gptq_plugin::selectLayers(graph, settings_.common.selection)) {
     const Node &node = *selected.node;
     Layer layer;
     layer.node = node.name();
@@ -135,7 +118,7 @@ std::vector<ConstantOverride> AdaRoundQuantizer::layer(const Node &node, Quantiz
     if (stats.train->sampleRows() == 0)
       throw std::invalid_argument("no calibration batch reached its training Hessian");
     result = gptq::adaround(W, grid, H, static_cast<double>(stats.train->sampleRows()), options);
-    layer.circle = gptq::toCircle(std::vector<gptq::Grid>{grid}, -1, settings_.signed_storage);
+    layer.circle = gptq::toCircle(std::vector<gptq::Grid>{grid}, -1, settings_.common.signed_storage);
   } catch (const std::exception &e) {
     throw Error("adaround: node '" + node.name() + "': " + e.what());
   }
@@ -163,7 +146,7 @@ std::vector<ConstantOverride> AdaRoundQuantizer::layer(const Node &node, Quantiz
     stats.train.reset();
     stats.holdout.reset();
   }
-  if (!settings_.inputs_from_quantized)
+  if (!settings_.common.inputs_from_quantized)
     return {};
   const std::vector<float> weight = gptq_plugin::toWeightLayout<float>(values, layer.shape);
   return {{node.input(1), std::make_shared<TensorData>(

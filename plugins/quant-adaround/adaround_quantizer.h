@@ -21,12 +21,10 @@
 namespace tico::adaround_plugin {
 
 struct AdaRoundSettings {
-  gptq::GridOptions grid;
+  gptq_plugin::WeightQuantizerSettings common;
+  gptq::GridOptions grid;            // common's shape and the range search
   gptq::AdaRoundOptions solver;
-  bool signed_storage = false;
   int holdout_every = 4;             // 0: no held-out batches (judged on the training batches)
-  bool inputs_from_quantized = true;
-  gptq_plugin::LayerSelection selection;
 
   static std::vector<OptionSpec> specs();
   static AdaRoundSettings from(const Options &options); // throws tico::Error on bad values

@@ -17,11 +17,8 @@ std::shared_ptr<TensorData> floatTensor(const std::vector<int64_t> &sizes, const
 } // namespace
 
 std::vector<OptionSpec> GptqSettings::specs() {
-  return {
-      {"bits", OptionType::Int, int64_t{4}, "weight bits: 4 or 8"},
-      {"symmetric", OptionType::Bool, false, "symmetric grids (zero at 2^(bits-1), or signed storage)"},
-      {"signed", OptionType::Bool, false, "symmetric only: store int4/int8 codes with zero point 0"},
-      {"per_channel", OptionType::Bool, true, "one grid per output channel (false: one per layer)"},
+  std::vector<OptionSpec> specs = weightQuantizerSpecs();
+  const std::vector<OptionSpec> own = {
       {"mse", OptionType::Bool, false, "the same as scale_search: mse (kept for existing recipes)"},
       {"scale_search", OptionType::String, std::string("minmax"),
        "grid ranges: 'minmax'; 'mse' (shrunken range per channel minimising sum |w - q|^2.4); 'smse' (the same "
@@ -34,22 +31,17 @@ std::vector<OptionSpec> GptqSettings::specs() {
       {"group_size", OptionType::Int, int64_t{-1},
        "-1: one grid per output channel; > 0: per output channel and group of this many input columns (linear layers; written as DEQUANTIZE, RESHAPE, SUB, MUL)"},
       {"static_groups", OptionType::Bool, false, "fit every group grid on the original weights first"},
-      {"inputs_from", OptionType::String, std::string("quantized"),
-       "what later layers calibrate on: 'quantized' (earlier layers' GPTQ weights) or 'float'"},
-      {"quantize_lm_head", OptionType::Bool, false, "also quantize a linear whose output is a graph output"},
-      {"include", OptionType::StringList, std::vector<std::string>{}, "node-name globs to quantize (empty: all)"},
-      {"exclude", OptionType::StringList, std::vector<std::string>{}, "node-name globs to leave float"},
   };
+  specs.insert(specs.end(), own.begin(), own.end());
+  return specs;
 }
 
 GptqSettings GptqSettings::from(const Options &o) {
   GptqSettings s;
-  const int64_t bits = o.getInt("bits");
-  if (bits != 4 && bits != 8)
-    throw Error("gptq: bits must be 4 or 8 (Circle's uint4/int4 and uint8/int8 weights), got " + std::to_string(bits));
-  s.solver.grid.bits = static_cast<int>(bits);
-  s.solver.grid.symmetric = o.getBool("symmetric");
-  s.solver.grid.per_channel = o.getBool("per_channel");
+  s.common = weightQuantizerSettings(o, "gptq");
+  s.solver.grid.bits = s.common.bits;
+  s.solver.grid.symmetric = s.common.symmetric;
+  s.solver.grid.per_channel = s.common.per_channel;
   const std::string &search = o.getString("scale_search");
   if (search != "minmax" && search != "mse" && search != "smse")
     throw Error("gptq: scale_search must be 'minmax', 'mse' or 'smse', got '" + search + "'");
@@ -61,9 +53,6 @@ GptqSettings GptqSettings::from(const Options &o) {
   if (retries < 0 || retries > 16)
     throw Error("gptq: damping_retries must be in [0, 16], got " + std::to_string(retries));
   s.solver.damping_retries = static_cast<int>(retries);
-  s.signed_storage = o.getBool("signed");
-  if (s.signed_storage && !s.solver.grid.symmetric)
-    throw Error("gptq: signed storage needs symmetric: true (an asymmetric grid has no signed form with zero point 0)");
   s.solver.percdamp = o.getFloat("percdamp");
   if (!(s.solver.percdamp > 0.0 && s.solver.percdamp <= 1.0))
     throw Error("gptq: percdamp must be in (0, 1], got " + std::to_string(s.solver.percdamp));
@@ -83,19 +72,12 @@ GptqSettings GptqSettings::from(const Options &o) {
     throw Error("gptq: group_size " + std::to_string(group) +
                 " with act_order needs static_groups: true (groups of consecutive columns, fitted on the "
                 "original weights) or act_order: false");
-  const std::string &from = o.getString("inputs_from");
-  if (from != "quantized" && from != "float")
-    throw Error("gptq: inputs_from must be 'quantized' or 'float', got '" + from + "'");
-  s.inputs_from_quantized = from == "quantized";
-  s.quantize_lm_head = o.getBool("quantize_lm_head");
-  s.include = o.getStringList("include");
-  s.exclude = o.getStringList("exclude");
   return s;
 }
 
 void GptqQuantizer::prepare(const Graph &graph, CalibrationPlan &plan, QuantizeContext &) {
   for (SelectedLayer &selected :
-       selectLayers(graph, {"gptq", settings_.include, settings_.exclude, settings_.quantize_lm_head})) {
+       selectLayers(graph, settings_.common.selection)) {
     const Node &node = *selected.node;
     const Value *input = node.input(0);
     Layer layer;
@@ -141,7 +123,7 @@ std::vector<ConstantOverride> GptqQuantizer::layer(const Node &node, QuantizeCon
   gptq::Result result;
   try {
     result = gptq::quantize(W, H, options);
-    layer.circle = gptq::toCircle(result, settings_.signed_storage);
+    layer.circle = gptq::toCircle(result, settings_.common.signed_storage);
   } catch (const std::exception &e) {
     throw Error("gptq: node '" + node.name() + "': " + e.what());
   }
@@ -155,10 +137,13 @@ std::vector<ConstantOverride> GptqQuantizer::layer(const Node &node, QuantizeCon
   layer.codes = codeBytes(result.codes, layer.circle, layer.shape);
   layer.done = true;
   // What GPTQ gained over round-to-nearest on the same grid options, on this layer's inputs.
+  // Without groups GPTQ's single grid is the one round-to-nearest would fit (same options, same
+  // weights), so it is reused rather than searched again.
   gptq::GridOptions rtn_options = settings_.solver.grid;
   if (settings_.solver.sensitivity_weighted)
     rtn_options.mse_norm = 2.0f;
-  const gptq::Grid rtn_grid = settings_.solver.sensitivity_weighted
+  const gptq::Grid rtn_grid = result.group_size <= 0 ? result.grids.front()
+                              : settings_.solver.sensitivity_weighted
                                   ? gptq::fitGrid(W, rtn_options, H.diagonal().cast<float>().eval())
                                   : gptq::fitGrid(W, rtn_options);
   const gptq::CodeMatrix rtn = gptq::quantizeRtn(W, rtn_grid);
@@ -181,7 +166,7 @@ std::vector<ConstantOverride> GptqQuantizer::layer(const Node &node, QuantizeCon
   }
   if (--stats.pending_layers == 0)
     stats.hessian.reset(); // c x c doubles: 128 MiB for 4096 features
-  if (!settings_.inputs_from_quantized)
+  if (!settings_.common.inputs_from_quantized)
     return {};
   return {{node.input(1), floatTensor(layer.shape.weight_sizes, toWeightLayout<float>(result.dequantized, layer.shape))}};
 }

@@ -21,11 +21,9 @@ namespace tico::gptq_plugin {
 
 struct GptqSettings {
   gptq::Options solver;
-  bool signed_storage = false;        // symmetric grids as int<bits> with zero point 0
-  bool inputs_from_quantized = true;  // "quantized" | "float"
-  bool quantize_lm_head = false;      // the linear producing a graph output (the original skips it)
-  std::vector<std::string> include;   // node-name globs (empty: every layer)
-  std::vector<std::string> exclude;
+  // The grid's shape here is copied into solver.grid; the lm_head is skipped unless asked, as the
+  // original does.
+  WeightQuantizerSettings common;
 
   static std::vector<OptionSpec> specs();
   static GptqSettings from(const Options &options); // throws tico::Error on bad values

@@ -171,6 +171,41 @@ bool globMatch(const std::vector<std::string> &patterns, const std::string &name
 
 } // namespace
 
+std::vector<OptionSpec> weightQuantizerSpecs() {
+  return {
+      {"bits", OptionType::Int, int64_t{4}, "weight bits: 4 or 8"},
+      {"symmetric", OptionType::Bool, false, "symmetric grids (zero at 2^(bits-1), or signed storage)"},
+      {"signed", OptionType::Bool, false, "symmetric only: store int4/int8 codes with zero point 0"},
+      {"per_channel", OptionType::Bool, true, "one grid per output channel (false: one per layer)"},
+      {"inputs_from", OptionType::String, std::string("quantized"),
+       "what later layers calibrate on: 'quantized' (earlier layers' quantized weights) or 'float'"},
+      {"quantize_lm_head", OptionType::Bool, false, "also quantize a linear whose output is a graph output"},
+      {"include", OptionType::StringList, std::vector<std::string>{}, "node-name globs to quantize (empty: all)"},
+      {"exclude", OptionType::StringList, std::vector<std::string>{}, "node-name globs to leave float"},
+  };
+}
+
+WeightQuantizerSettings weightQuantizerSettings(const Options &o, const std::string &quantizer) {
+  WeightQuantizerSettings s;
+  const int64_t bits = o.getInt("bits");
+  if (bits != 4 && bits != 8)
+    throw Error(quantizer + ": bits must be 4 or 8 (Circle's uint4/int4 and uint8/int8 weights), got " +
+                std::to_string(bits));
+  s.bits = static_cast<int>(bits);
+  s.symmetric = o.getBool("symmetric");
+  s.per_channel = o.getBool("per_channel");
+  s.signed_storage = o.getBool("signed");
+  if (s.signed_storage && !s.symmetric)
+    throw Error(quantizer +
+                ": signed storage needs symmetric: true (an asymmetric grid has no signed form with zero point 0)");
+  const std::string &from = o.getString("inputs_from");
+  if (from != "quantized" && from != "float")
+    throw Error(quantizer + ": inputs_from must be 'quantized' or 'float', got '" + from + "'");
+  s.inputs_from_quantized = from == "quantized";
+  s.selection = {quantizer, o.getStringList("include"), o.getStringList("exclude"), o.getBool("quantize_lm_head")};
+  return s;
+}
+
 std::string geometryKey(const LayerShape &s) {
   const gptq::Conv2dGeometry &g = s.conv;
   return std::to_string(static_cast<int>(s.kind)) + ":" + std::to_string(s.columns) + ":" + std::to_string(g.kernel_h) +

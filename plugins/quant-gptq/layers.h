@@ -12,6 +12,7 @@
 #include "gptq_solver.h"
 
 #include <tico/ir/graph.h>
+#include <tico/pass/options.h>
 
 #include <optional>
 #include <string>
@@ -54,6 +55,21 @@ struct SelectedLayer {
   const Node *node = nullptr;
   LayerShape shape;
 };
+// The options every layer-wise weight quantizer (gptq, adaround) takes: the weight grid's shape,
+// what later layers calibrate on, and which layers.
+struct WeightQuantizerSettings {
+  int bits = 4;
+  bool symmetric = false;
+  bool signed_storage = false;        // symmetric grids as int<bits> with zero point 0
+  bool per_channel = true;
+  bool inputs_from_quantized = true;  // "quantized" | "float"
+  LayerSelection selection;
+};
+// bits, symmetric, signed, per_channel, inputs_from, quantize_lm_head, include, exclude.
+std::vector<OptionSpec> weightQuantizerSpecs();
+// Throws tico::Error naming `quantizer` for values out of range.
+WeightQuantizerSettings weightQuantizerSettings(const Options &options, const std::string &quantizer);
+
 // Graph order. Throws tico::Error listing include globs that match no layer.
 std::vector<SelectedLayer> selectLayers(const Graph &graph, const LayerSelection &selection);
 
