@@ -123,10 +123,7 @@ std::vector<ConstantOverride> AdaRoundQuantizer::layer(const Node &node, Quantiz
     throw Error("adaround: node '" + node.name() + "': " + e.what());
   }
   const gptq::CodeMatrix nearest = gptq::quantizeRtn(W, grid);
-  Eigen::MatrixXf nearest_values(W.rows(), W.cols());
-  for (Eigen::Index r = 0; r < W.rows(); ++r)
-    for (Eigen::Index c = 0; c < W.cols(); ++c)
-      nearest_values(r, c) = grid.dequantize(r, nearest(r, c));
+  const Eigen::MatrixXf nearest_values = gptq::dequantize(nearest, grid);
   // Accept or roll back on batches the optimisation did not see.
   const double learned_error = gptq::layerError(W, result.dequantized, H_judge);
   const double nearest_error = gptq::layerError(W, nearest_values, H_judge);

@@ -146,11 +146,7 @@ std::vector<ConstantOverride> GptqQuantizer::layer(const Node &node, QuantizeCon
                               : settings_.solver.sensitivity_weighted
                                   ? gptq::fitGrid(W, rtn_options, H.diagonal().cast<float>().eval())
                                   : gptq::fitGrid(W, rtn_options);
-  const gptq::CodeMatrix rtn = gptq::quantizeRtn(W, rtn_grid);
-  Eigen::MatrixXf rtn_values(W.rows(), W.cols());
-  for (Eigen::Index r = 0; r < W.rows(); ++r)
-    for (Eigen::Index c = 0; c < W.cols(); ++c)
-      rtn_values(r, c) = rtn_grid.dequantize(r, rtn(r, c));
+  const Eigen::MatrixXf rtn_values = gptq::dequantize(gptq::quantizeRtn(W, rtn_grid), rtn_grid);
   const double gptq_error = gptq::layerError(W, result.dequantized, H);
   const double rtn_error = gptq::layerError(W, rtn_values, H);
   context.report(node.name(), "gptq_loss", result.loss);

@@ -69,17 +69,20 @@ AdaRoundResult adaround(const Eigen::MatrixXf &W, const Grid &grid, const Eigen:
 
   const RowMajorMatrixXf h_matrix = H.cast<float>();
   const RowMajorMatrixXf w_rows = W;
-  RowMajorMatrixXf delta(rows, cols), product, m = RowMajorMatrixXf::Zero(rows, cols),
-                                               v = RowMajorMatrixXf::Zero(rows, cols);
+  RowMajorMatrixXf delta(rows, cols), product, sig(rows, cols), m = RowMajorMatrixXf::Zero(rows, cols),
+                                                             v = RowMajorMatrixXf::Zero(rows, cols);
   const float beta1 = 0.9f, beta2 = 0.999f, epsilon = 1e-8f;
   float beta1_power = 1.0f, beta2_power = 1.0f;
   const float gradient_scale = static_cast<float>(2.0 / samples);
   const int warmup_iterations = static_cast<int>(options.warmup * options.iterations);
   for (int it = 0; it < options.iterations; ++it) {
-    // The soft weights and their error.
+    // The soft weights and their error. The element-wise loops split rows over OpenMP threads
+    // (each writes only its own rows); the product runs on oneDNN's.
+#pragma omp parallel for schedule(static)
     for (Eigen::Index r = 0; r < rows; ++r)
       for (Eigen::Index k = 0; k < cols; ++k) {
-        const float h = std::clamp(sigmoid(V(r, k)) * (kZeta - kGamma) + kGamma, 0.0f, 1.0f);
+        sig(r, k) = sigmoid(V(r, k));
+        const float h = std::clamp(sig(r, k) * (kZeta - kGamma) + kGamma, 0.0f, 1.0f);
         const float code = std::clamp(floor_code(r, k) + h, 0.0f, max_code);
         delta(r, k) = grid.scale[r] * (code - grid.zero[r]) - w_rows(r, k);
       }
@@ -94,9 +97,10 @@ AdaRoundResult adaround(const Eigen::MatrixXf &W, const Grid &grid, const Eigen:
     beta1_power *= beta1;
     beta2_power *= beta2;
     const float step = options.learning_rate * std::sqrt(1.0f - beta2_power) / (1.0f - beta1_power);
+#pragma omp parallel for schedule(static)
     for (Eigen::Index r = 0; r < rows; ++r)
       for (Eigen::Index k = 0; k < cols; ++k) {
-        const float s = sigmoid(V(r, k));
+        const float s = sig(r, k);
         const float h_raw = s * (kZeta - kGamma) + kGamma;
         if (h_raw <= 0.0f || h_raw >= 1.0f) {
           // The rectifier is flat there: no gradient reaches V, but Adam's moments still decay.
@@ -122,19 +126,16 @@ AdaRoundResult adaround(const Eigen::MatrixXf &W, const Grid &grid, const Eigen:
 
   AdaRoundResult result;
   result.codes.resize(rows, cols);
-  result.dequantized.resize(rows, cols);
-  Eigen::MatrixXf nearest(rows, cols);
+  const CodeMatrix nearest_codes = quantizeRtn(W, grid);
   for (Eigen::Index r = 0; r < rows; ++r)
     for (Eigen::Index k = 0; k < cols; ++k) {
       // h >= 1/2 exactly when sigmoid(V) >= 1/2 (the rectified sigmoid is symmetric about it).
       const float up = V(r, k) >= 0.0f ? 1.0f : 0.0f;
-      const int32_t code = static_cast<int32_t>(std::clamp(floor_code(r, k) + up, 0.0f, max_code));
-      result.codes(r, k) = code;
-      result.dequantized(r, k) = grid.dequantize(r, code);
-      const int32_t rtn = grid.code(r, W(r, k));
-      nearest(r, k) = grid.dequantize(r, rtn);
-      result.flipped += rtn != code ? 1 : 0;
+      result.codes(r, k) = static_cast<int32_t>(std::clamp(floor_code(r, k) + up, 0.0f, max_code));
     }
+  result.flipped = (result.codes.array() != nearest_codes.array()).count();
+  result.dequantized = dequantize(result.codes, grid);
+  const Eigen::MatrixXf nearest = dequantize(nearest_codes, grid);
   result.initial_error = layerError(W, nearest, H);
   result.final_error = layerError(W, result.dequantized, H);
   return result;

@@ -77,6 +77,8 @@ Grid fitGrid(const Eigen::Ref<const Eigen::MatrixXf> &W, const GridOptions &opti
 
 // Round-to-nearest on one grid: the baseline GPTQ is measured against.
 CodeMatrix quantizeRtn(const Eigen::Ref<const Eigen::MatrixXf> &W, const Grid &grid);
+// The real values of codes on one grid (per row).
+Eigen::MatrixXf dequantize(const CodeMatrix &codes, const Grid &grid);
 
 // Sum of the outer products of input samples, H = sum_n x_n x_n^T (c x c), in fp64.
 // Unnormalised like TICO's accumulation (the IST reference keeps a running 2/n average instead):

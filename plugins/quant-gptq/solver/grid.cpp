@@ -164,6 +164,17 @@ CodeMatrix quantizeRtn(const Eigen::Ref<const Eigen::MatrixXf> &W, const Grid &g
   return codes;
 }
 
+Eigen::MatrixXf dequantize(const CodeMatrix &codes, const Grid &grid) {
+  if (grid.rows() != codes.rows())
+    throw std::invalid_argument("GPTQ: grid has " + std::to_string(grid.rows()) + " rows, codes have " +
+                                std::to_string(codes.rows()));
+  Eigen::MatrixXf values(codes.rows(), codes.cols());
+  for (Eigen::Index r = 0; r < codes.rows(); ++r)
+    for (Eigen::Index k = 0; k < codes.cols(); ++k)
+      values(r, k) = grid.dequantize(r, codes(r, k));
+  return values;
+}
+
 bool Result::contiguousGroups() const {
   if (group_size <= 0)
     return true;
