@@ -54,7 +54,7 @@ def child(args, phase: str, variant: str, extra: list[str] | None = None) -> dic
     cmd = [sys.executable, __file__, "--phase", phase, "--variant", variant, "--work", str(args.work),
            "--max-context", str(args.max_context), "--prefill", str(args.prefill),
            "--eval-windows", str(args.eval_windows), "--calibration-batches", str(args.calibration_batches),
-           "--threads", args.threads] + (extra or [])
+           "--threads", args.threads] + (["--pipeline", str(args.pipeline)] if args.pipeline else []) + (extra or [])
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=None, text=True)
     out = proc.stdout.read()
     _, status, usage = os.wait4(proc.pid, 0)
@@ -66,7 +66,8 @@ def child(args, phase: str, variant: str, extra: list[str] | None = None) -> dic
 
 
 def circle_path(work: Path, variant: str) -> Path:
-    return work / f"gemma3-270m-{variant}.circle"
+    # A variant is a packaged recipe name or a recipe YAML path (named after its file).
+    return work / f"gemma3-270m-{Path(variant).stem}.circle"
 
 
 # -- phases (in the child) ------------------------------------------------------------------
@@ -80,7 +81,7 @@ def phase_export(args) -> dict:
     start = time.perf_counter()
     quant = None if args.variant == "float" else args.variant
     llm.export(checkpoint, circle_path(args.work, args.variant), max_context=args.max_context,
-               prefill_len=args.prefill, quant=quant,
+               prefill_len=args.prefill, quant=quant, pipeline=args.pipeline,
                calibration=data.calibration_text() if quant else None,
                calibration_batches=args.calibration_batches, progress=False, report=report)
     report["total_seconds"] = time.perf_counter() - start
@@ -194,7 +195,10 @@ PHASES = {"export": phase_export, "eval": phase_eval, "parity": phase_parity}
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--work", type=Path, default=Path("/tmp/bench-llm"))
-    parser.add_argument("--variants", default="float,llm-w8a16,llm-w4a16,llm-rtn-w4a16")
+    parser.add_argument("--variants", default="float,llm-w8a16,llm-w4a16,llm-rtn-w4a16",
+                        help="comma-separated: float, packaged recipe names, or recipe YAML paths")
+    parser.add_argument("--no-speed", action="store_true", help="perplexity only (recipe experiments)")
+    parser.add_argument("--pipeline", type=Path, help="a pipeline manifest instead of the default one")
     parser.add_argument("--max-context", type=int, default=512)
     parser.add_argument("--prefill", type=int, default=128)
     parser.add_argument("--eval-windows", type=int, default=64, help="perplexity windows (64 x 128 = 8,192 tokens)")
@@ -236,7 +240,7 @@ def main() -> int:
         entry["eval"] = child(args, "eval", variant)
         print(f"[{variant}] perplexity {entry['eval']['perplexity']['perplexity']:.4f}", file=sys.stderr)
         entry["speed"] = []
-        for threads in args.threads.split(","):
+        for threads in ([] if args.no_speed else args.threads.split(",")):
             entry["speed"].append(measure_speed(args, variant, int(threads)))
             s = entry["speed"][-1]
             print(f"[{variant}] {threads} threads: prefill {s['prefill_tokens_per_second']:.1f} tok/s, decode "
@@ -279,8 +283,8 @@ def layer_breakdown(metrics: list) -> dict | None:
         for r in rows:
             out[name].setdefault(str(r[key]), []).append(r)
         out[name] = {k: {"mean_error_ratio": sum(r["error_ratio"] for r in v) / len(v),
-                         "gptq_layer_error": sum(r["gptq_layer_error"] for r in v),
-                         "rtn_layer_error": sum(r["rtn_layer_error"] for r in v)} for k, v in out[name].items()}
+                         "gptq_layer_error": sum(r.get("gptq_layer_error", 0.0) for r in v),
+                         "rtn_layer_error": sum(r.get("rtn_layer_error", 0.0) for r in v)} for k, v in out[name].items()}
     return out
 
 
