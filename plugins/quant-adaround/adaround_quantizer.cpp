@@ -64,25 +64,17 @@ bool AdaRoundQuantizer::heldOut(std::size_t batch, std::size_t batch_count) cons
 }
 
 void AdaRoundQuantizer::prepare(const Graph &graph, CalibrationPlan &plan, QuantizeContext &) {
-  for (gptq_plugin::SelectedLayer &selected : gptq_plugin::selectLayers(graph, settings_.common.selection)) {
-    const Node &node = *selected.node;
-    Layer layer;
-    layer.node = node.name();
-    layer.shape = std::move(selected.shape);
-    layer.input = node.input(0);
-    layer.key = gptq_plugin::geometryKey(layer.shape);
-    by_node_[layer.node] = layers_.size();
-    layers_.push_back(std::move(layer));
-    plan.observe(*node.input(0));
-    plan.layer(node);
-  }
-  for (Layer &layer : layers_) {
-    InputStats &stats = inputs_[{layer.input, layer.key}];
+  layers_ = gptq_plugin::planLayers(graph, settings_.common.selection, plan);
+  for (std::size_t i = 0; i < layers_.size(); ++i)
+    by_node_[layers_[i].node] = i;
+  for (gptq_plugin::QuantizedLayer &layer : layers_) {
+    const std::string key = gptq_plugin::geometryKey(layer.shape);
+    InputStats &stats = inputs_[{layer.input, key}];
     if (!stats.train) {
       stats.train = std::make_unique<gptq::HessianAccumulator>(layer.shape.columns);
       stats.holdout = std::make_unique<gptq::HessianAccumulator>(layer.shape.columns);
       stats.shape = &layer.shape;
-      keys_of_value_[layer.input].push_back(layer.key);
+      keys_of_value_[layer.input].push_back(key);
     }
     ++stats.pending_layers;
   }
@@ -101,8 +93,8 @@ void AdaRoundQuantizer::observe(const Observation &o) {
 }
 
 std::vector<ConstantOverride> AdaRoundQuantizer::layer(const Node &node, QuantizeContext &context) {
-  Layer &layer = layers_.at(by_node_.at(node.name()));
-  InputStats &stats = inputs_.at({layer.input, layer.key});
+  gptq_plugin::QuantizedLayer &layer = layers_.at(by_node_.at(node.name()));
+  InputStats &stats = inputs_.at({layer.input, gptq_plugin::geometryKey(layer.shape)});
   const Eigen::MatrixXf W = gptq_plugin::weightMatrix(*node.input(1)->constant(), layer.shape);
   const Eigen::MatrixXd H = stats.train->hessian();
   const bool has_holdout = stats.holdout->sampleRows() > 0;
@@ -145,23 +137,11 @@ std::vector<ConstantOverride> AdaRoundQuantizer::layer(const Node &node, Quantiz
   }
   if (!settings_.common.inputs_from_quantized)
     return {};
-  const std::vector<float> weight = gptq_plugin::toWeightLayout<float>(values, layer.shape);
-  return {{node.input(1), std::make_shared<TensorData>(
-                              TensorData::fromVector(DType::Float32, layer.shape.weight_sizes, weight))}};
+  return {gptq_plugin::weightOverride(node, values, layer.shape)};
 }
 
 bool AdaRoundQuantizer::convert(Graph &graph, QuantizeContext &) {
-  bool changed = false;
-  for (Layer &layer : layers_) {
-    if (!layer.done)
-      continue;
-    Node *node = graph.findNode(layer.node);
-    if (node == nullptr)
-      throw Error("adaround: node '" + layer.node + "' is gone before convert");
-    gptq_plugin::writeIntegerWeight(graph, *node, layer.shape, layer.circle, std::move(layer.codes));
-    changed = true;
-  }
-  return changed;
+  return gptq_plugin::writeQuantizedLayers(graph, layers_, "adaround");
 }
 
 } // namespace tico::adaround_plugin

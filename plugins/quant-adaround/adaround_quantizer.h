@@ -40,15 +40,6 @@ public:
   bool convert(Graph &graph, QuantizeContext &context) override;
 
 private:
-  struct Layer {
-    std::string node;
-    gptq_plugin::LayerShape shape;
-    const Value *input = nullptr;
-    std::string key; // its InputStats
-    std::vector<std::byte> codes;
-    gptq::CircleQuant circle;
-    bool done = false;
-  };
   // Hessians of one input value seen with one geometry: training batches and held-out ones.
   struct InputStats {
     std::unique_ptr<gptq::HessianAccumulator> train, holdout;
@@ -59,7 +50,7 @@ private:
   bool heldOut(std::size_t batch, std::size_t batch_count) const;
 
   AdaRoundSettings settings_;
-  std::vector<Layer> layers_;
+  std::vector<gptq_plugin::QuantizedLayer> layers_; // graph order
   std::map<std::string, std::size_t> by_node_;
   std::map<std::pair<const Value *, std::string>, InputStats> inputs_;
   std::map<const Value *, std::vector<std::string>> keys_of_value_;

@@ -3,18 +3,10 @@
 #include <tico/support/error.h>
 #include <tico/support/log.h>
 
-
 #include <cmath>
 #include <stdexcept>
 
 namespace tico::gptq_plugin {
-namespace {
-
-std::shared_ptr<TensorData> floatTensor(const std::vector<int64_t> &sizes, const std::vector<float> &values) {
-  return std::make_shared<TensorData>(TensorData::fromVector(DType::Float32, sizes, values));
-}
-
-} // namespace
 
 std::vector<OptionSpec> GptqSettings::specs() {
   std::vector<OptionSpec> specs = weightQuantizerSpecs();
@@ -76,21 +68,11 @@ GptqSettings GptqSettings::from(const Options &o) {
 }
 
 void GptqQuantizer::prepare(const Graph &graph, CalibrationPlan &plan, QuantizeContext &) {
-  for (SelectedLayer &selected :
-       selectLayers(graph, settings_.common.selection)) {
-    const Node &node = *selected.node;
-    const Value *input = node.input(0);
-    Layer layer;
-    layer.node = node.name();
-    layer.shape = std::move(selected.shape);
-    layer.input = input;
-    by_node_[layer.node] = layers_.size();
-    layers_.push_back(std::move(layer));
-    plan.observe(*input);
-    plan.layer(node);
-  }
+  layers_ = planLayers(graph, settings_.common.selection, plan);
+  for (std::size_t i = 0; i < layers_.size(); ++i)
+    by_node_[layers_[i].node] = i;
   // Hessians keyed by (input, geometry), created now so observe() only looks them up.
-  for (Layer &layer : layers_) {
+  for (QuantizedLayer &layer : layers_) {
     const std::string key = geometryKey(layer.shape);
     InputStats &stats = inputs_[{layer.input, key}];
     if (!stats.hessian) {
@@ -114,7 +96,7 @@ void GptqQuantizer::observe(const Observation &o) {
 }
 
 std::vector<ConstantOverride> GptqQuantizer::layer(const Node &node, QuantizeContext &context) {
-  Layer &layer = layers_.at(by_node_.at(node.name()));
+  QuantizedLayer &layer = layers_.at(by_node_.at(node.name()));
   InputStats &stats = inputs_.at({layer.input, geometryKey(layer.shape)});
   const Eigen::MatrixXf W = weightMatrix(*node.input(1)->constant(), layer.shape);
   const Eigen::MatrixXd H = stats.hessian->hessian();
@@ -164,21 +146,9 @@ std::vector<ConstantOverride> GptqQuantizer::layer(const Node &node, QuantizeCon
     stats.hessian.reset(); // c x c doubles: 128 MiB for 4096 features
   if (!settings_.common.inputs_from_quantized)
     return {};
-  return {{node.input(1), floatTensor(layer.shape.weight_sizes, toWeightLayout<float>(result.dequantized, layer.shape))}};
+  return {weightOverride(node, result.dequantized, layer.shape)};
 }
 
-bool GptqQuantizer::convert(Graph &graph, QuantizeContext &) {
-  bool changed = false;
-  for (Layer &layer : layers_) {
-    if (!layer.done)
-      continue;
-    Node *node = graph.findNode(layer.node);
-    if (node == nullptr)
-      throw Error("gptq: node '" + layer.node + "' is gone before convert");
-    writeIntegerWeight(graph, *node, layer.shape, layer.circle, std::move(layer.codes));
-    changed = true;
-  }
-  return changed;
-}
+bool GptqQuantizer::convert(Graph &graph, QuantizeContext &) { return writeQuantizedLayers(graph, layers_, "gptq"); }
 
 } // namespace tico::gptq_plugin

@@ -39,17 +39,6 @@ public:
   bool convert(Graph &graph, QuantizeContext &context) override;
 
 private:
-  struct Layer {
-    std::string node;
-    LayerShape shape;
-    const Value *input = nullptr;
-    // Kept from layer() to convert(): one byte per weight in the weight's own layout and the
-    // grids, nothing of the solver's full-size matrices (a 1 B-parameter model would hold 8 GB
-    // of int32 codes and float weights otherwise).
-    std::vector<std::byte> codes;
-    gptq::CircleQuant circle;
-    bool done = false;
-  };
   struct InputStats {
     std::unique_ptr<gptq::HessianAccumulator> hessian;
     int pending_layers = 0; // layers still to quantize from it; the Hessian goes with the last
@@ -57,7 +46,7 @@ private:
   };
 
   GptqSettings settings_;
-  std::vector<Layer> layers_;                 // graph order
+  std::vector<QuantizedLayer> layers_;        // graph order
   std::map<std::string, std::size_t> by_node_;
   // One Hessian per (input value, geometry): q/k/v projections reading one value share it.
   std::map<std::pair<const Value *, std::string>, InputStats> inputs_;

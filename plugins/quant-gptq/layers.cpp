@@ -27,13 +27,14 @@ bool pair(const Node &node, std::string_view name, int &a, int &b) {
   return true;
 }
 
+
+} // namespace
+
 std::vector<float> floatsOf(const TensorData &t) {
   std::vector<float> out(static_cast<std::size_t>(t.numel()));
   t.copyContiguousTo(reinterpret_cast<std::byte *>(out.data()));
   return out;
 }
-
-} // namespace
 
 std::optional<LayerShape> layerOf(const Node &node, std::string &why) {
   LayerShape shape;
@@ -160,16 +161,12 @@ void accumulate(gptq::HessianAccumulator &hessian, const TensorData &input, cons
   hessian.addBatch(patches, n);
 }
 
-namespace {
-
 bool globMatch(const std::vector<std::string> &patterns, const std::string &name) {
   for (const std::string &p : patterns)
     if (::fnmatch(p.c_str(), name.c_str(), 0) == 0)
       return true;
   return false;
 }
-
-} // namespace
 
 std::vector<OptionSpec> weightQuantizerSpecs() {
   return {
@@ -214,8 +211,8 @@ std::string geometryKey(const LayerShape &s) {
          std::to_string(g.dilation_w) + "/" + std::to_string(g.groups);
 }
 
-std::vector<SelectedLayer> selectLayers(const Graph &graph, const LayerSelection &selection) {
-  std::vector<SelectedLayer> layers;
+std::vector<QuantizedLayer> planLayers(const Graph &graph, const LayerSelection &selection, CalibrationPlan &plan) {
+  std::vector<QuantizedLayer> layers;
   std::vector<std::string> unused_include = selection.include;
   for (const auto &node : graph.nodes()) {
     std::string why;
@@ -231,7 +228,13 @@ std::vector<SelectedLayer> selectLayers(const Graph &graph, const LayerSelection
       continue;
     for (auto it = unused_include.begin(); it != unused_include.end();)
       it = ::fnmatch(it->c_str(), name.c_str(), 0) == 0 ? unused_include.erase(it) : it + 1;
-    layers.push_back({node.get(), std::move(*shape)});
+    QuantizedLayer layer;
+    layer.node = name;
+    layer.shape = std::move(*shape);
+    layer.input = node->input(0);
+    plan.observe(*layer.input);
+    plan.layer(*node);
+    layers.push_back(std::move(layer));
   }
   if (!unused_include.empty()) {
     std::string list;
@@ -254,18 +257,33 @@ std::vector<std::byte> codeBytes(const gptq::CodeMatrix &codes, const gptq::Circ
   return bytes;
 }
 
-void writeIntegerWeight(Graph &graph, Node &node, const LayerShape &shape, const gptq::CircleQuant &circle,
-                        std::vector<std::byte> codes) {
-  quant::Encoding encoding = quant::gridOf(circle.bits, circle.is_signed);
-  // One grid per output channel (the weight's first dimension in every layout), or per output
-  // channel and group of group_size input columns (linear weights [out, in]).
-  encoding.params.axis = circle.group_size > 0 ? 1 : 0;
-  if (circle.group_size > 0)
-    encoding.params.block_size = circle.group_size;
-  encoding.params.scale = circle.scale;
-  encoding.params.zero_point = circle.zero_point;
-  auto data = std::make_shared<TensorData>(TensorData::fromBytes(encoding.storage, shape.weight_sizes, std::move(codes)));
-  quant::dequantizedWeight(graph, node, "weight", std::move(data), encoding);
+ConstantOverride weightOverride(const Node &node, const Eigen::MatrixXf &values, const LayerShape &shape) {
+  return {node.input(1), std::make_shared<TensorData>(TensorData::fromVector(DType::Float32, shape.weight_sizes,
+                                                                             toWeightLayout<float>(values, shape)))};
+}
+
+bool writeQuantizedLayers(Graph &graph, std::vector<QuantizedLayer> &layers, const std::string &quantizer) {
+  bool changed = false;
+  for (QuantizedLayer &layer : layers) {
+    if (!layer.done)
+      continue;
+    Node *node = graph.findNode(layer.node);
+    if (node == nullptr)
+      throw Error(quantizer + ": node '" + layer.node + "' is gone before convert");
+    quant::Encoding encoding = quant::gridOf(layer.circle.bits, layer.circle.is_signed);
+    // One grid per output channel (the weight's first dimension in every layout), or per output
+    // channel and group of group_size input columns (linear weights [out, in]).
+    encoding.params.axis = layer.circle.group_size > 0 ? 1 : 0;
+    if (layer.circle.group_size > 0)
+      encoding.params.block_size = layer.circle.group_size;
+    encoding.params.scale = layer.circle.scale;
+    encoding.params.zero_point = layer.circle.zero_point;
+    auto data = std::make_shared<TensorData>(
+        TensorData::fromBytes(encoding.storage, layer.shape.weight_sizes, std::move(layer.codes)));
+    quant::dequantizedWeight(graph, *node, "weight", std::move(data), encoding);
+    changed = true;
+  }
+  return changed;
 }
 
 } // namespace tico::gptq_plugin

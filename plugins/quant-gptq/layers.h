@@ -13,6 +13,7 @@
 
 #include <tico/ir/graph.h>
 #include <tico/pass/options.h>
+#include <tico/quant/quantizer.h>
 
 #include <optional>
 #include <string>
@@ -25,6 +26,9 @@ struct LayerShape {
   gptq::Conv2dGeometry conv; // conv kinds
   std::vector<int64_t> weight_sizes;
 };
+
+// A float32 tensor's values, contiguous (weights, observed activations).
+std::vector<float> floatsOf(const TensorData &tensor);
 
 // The layer `node` is, or nullopt with `why` set when GPTQ cannot take it (not a float constant
 // weight, a padding mode instead of numbers, ...).
@@ -43,6 +47,9 @@ void accumulate(gptq::HessianAccumulator &hessian, const TensorData &input, cons
 // projections of one input; convolutions of one input with equal geometry).
 std::string geometryKey(const LayerShape &shape);
 
+// Whether `name` matches one of the shell globs `patterns` (fnmatch).
+bool globMatch(const std::vector<std::string> &patterns, const std::string &name);
+
 // Which layers a weight quantizer (gptq, adaround) takes: every layer layerOf accepts, filtered by
 // node-name globs; the linear producing a graph output (an LLM's head) only when asked.
 struct LayerSelection {
@@ -51,10 +58,19 @@ struct LayerSelection {
   std::vector<std::string> exclude;
   bool quantize_lm_head = false;
 };
-struct SelectedLayer {
-  const Node *node = nullptr;
+// A layer a weight quantizer takes, from prepare() to convert(). What is kept after layer() is one
+// byte per weight in the weight's own layout and the grids, nothing of the solver's full-size
+// matrices (a 1 B-parameter model would hold 8 GB of int32 codes and float weights otherwise).
+struct QuantizedLayer {
+  std::string node;
   LayerShape shape;
+  const Value *input = nullptr;
+  std::vector<std::byte> codes;
+  gptq::CircleQuant circle;
+  bool done = false; // layer() has filled codes and circle
 };
+
+
 // The options every layer-wise weight quantizer (gptq, adaround) takes: the weight grid's shape,
 // what later layers calibrate on, and which layers.
 struct WeightQuantizerSettings {
@@ -70,15 +86,19 @@ std::vector<OptionSpec> weightQuantizerSpecs();
 // Throws tico::Error naming `quantizer` for values out of range.
 WeightQuantizerSettings weightQuantizerSettings(const Options &options, const std::string &quantizer);
 
-// Graph order. Throws tico::Error listing include globs that match no layer.
-std::vector<SelectedLayer> selectLayers(const Graph &graph, const LayerSelection &selection);
+// The selected layers in graph order, each asked of the host: its input observed and layer()
+// called for it. Throws tico::Error listing include globs that match no layer.
+std::vector<QuantizedLayer> planLayers(const Graph &graph, const LayerSelection &selection, CalibrationPlan &plan);
 
 // The codes in the weight's own layout, one byte each (int8 storage in two's complement).
 std::vector<std::byte> codeBytes(const gptq::CodeMatrix &codes, const gptq::CircleQuant &circle,
                                  const LayerShape &shape);
-// Replaces the node's float weight by `codes` behind a dequantize with `circle`'s grids (per output
-// channel, or per channel and group of input columns).
-void writeIntegerWeight(Graph &graph, Node &node, const LayerShape &shape, const gptq::CircleQuant &circle,
-                        std::vector<std::byte> codes);
+// What layer() returns with inputs_from "quantized": the node's weight replaced by `values`
+// (solver order) for the rest of calibration.
+ConstantOverride weightOverride(const Node &node, const Eigen::MatrixXf &values, const LayerShape &shape);
+// convert(): every done layer's float weight replaced by its codes behind a dequantize with its
+// grids (per output channel, or per channel and group of input columns). Returns whether any
+// was; throws tico::Error naming `quantizer` when a layer's node is gone.
+bool writeQuantizedLayers(Graph &graph, std::vector<QuantizedLayer> &layers, const std::string &quantizer);
 
 } // namespace tico::gptq_plugin

@@ -1,9 +1,9 @@
 #include "smoothquant.h"
 
+#include "layers.h"
+
 #include <tico/support/error.h>
 #include <tico/support/log.h>
-
-#include <fnmatch.h>
 
 #include <algorithm>
 #include <cmath>
@@ -12,11 +12,7 @@
 namespace tico::smoothquant {
 namespace {
 
-std::vector<float> floatsOf(const TensorData &t) {
-  std::vector<float> out(static_cast<std::size_t>(t.numel()));
-  t.copyContiguousTo(reinterpret_cast<std::byte *>(out.data()));
-  return out;
-}
+using gptq_plugin::floatsOf;
 
 Eigen::MatrixXf weightOf(const Node &linear) {
   const TensorData &w = *linear.input(1)->constant();
@@ -119,11 +115,8 @@ Settings Settings::from(const Options &o) {
 void SmoothQuant::prepare(const Graph &graph, CalibrationPlan &plan, QuantizeContext &) {
   std::vector<std::string> skipped;
   for (SmoothingGroup &group : findSmoothingGroups(graph, skipped)) {
-    bool excluded = false;
-    for (const Node *linear : group.linears)
-      for (const std::string &glob : settings_.exclude)
-        excluded = excluded || ::fnmatch(glob.c_str(), linear->name().c_str(), 0) == 0;
-    if (excluded)
+    if (std::any_of(group.linears.begin(), group.linears.end(),
+                    [&](const Node *linear) { return gptq_plugin::globMatch(settings_.exclude, linear->name()); }))
       continue;
     Stats stats;
     stats.min.assign(static_cast<std::size_t>(group.channels), std::numeric_limits<float>::infinity());
