@@ -118,8 +118,11 @@ struct Report {
   std::optional<Divergence> divergence;
 };
 
+// `value` through a printf format taking one double ("%.4g"); infinities are "inf" / "-inf"
+// whatever the format. Every number the reports print goes through it.
+std::string formatNumber(double value, const char *format);
 // "inf", "-inf", or the value with one decimal ("41.2"): SQNR as printed in reports.
-std::string formatDb(double db);
+inline std::string formatDb(double db) { return formatNumber(db, "%.1f"); }
 
 // ---- Reports ------------------------------------------------------------------------------------
 

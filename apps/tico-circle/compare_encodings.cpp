@@ -19,12 +19,6 @@ namespace {
 // Encodings of an LLM list every channel's scale: far more than a manifest, so a larger cap.
 constexpr std::size_t kMaxEncodingsBytes = std::size_t{1} << 30;
 
-std::string fmt(const char *format, double value) {
-  char text[64];
-  std::snprintf(text, sizeof text, format, value);
-  return text;
-}
-
 // Every scale of each role ("activation", "weight", "bias"; MX tensors have none).
 std::map<std::string, std::vector<double>> scalesByRole(const nlohmann::json &encodings) {
   std::map<std::string, std::vector<double>> out;
@@ -71,10 +65,10 @@ std::string barChart(const std::string &metric, const std::vector<std::pair<std:
     std::string label = subject.size() > 40 ? subject.substr(0, 37) + "..." : subject;
     const double x0 = xOf(std::min(0.0, v)), x1 = xOf(std::max(0.0, v));
     svg << "<text x=\"" << label_width - 6 << "\" y=\"" << y + 12 << "\" class=\"tick\" text-anchor=\"end\">"
-        << htmlEscape(label) << "</text><rect class=\"bar\" x=\"" << fmt("%.1f", x0) << "\" y=\"" << y + 2 << "\" width=\""
-        << fmt("%.1f", std::max(1.0, x1 - x0)) << "\" height=\"" << row - 4 << "\"><title>" << htmlEscape(subject) << ": "
-        << fmt("%.6g", v) << "</title></rect><text x=\"" << fmt("%.1f", x1 + 4) << "\" y=\"" << y + 12
-        << "\" class=\"tick\">" << fmt("%.4g", v) << "</text>\n";
+        << htmlEscape(label) << "</text><rect class=\"bar\" x=\"" << formatNumber(x0, "%.1f") << "\" y=\"" << y + 2 << "\" width=\""
+        << formatNumber(std::max(1.0, x1 - x0), "%.1f") << "\" height=\"" << row - 4 << "\"><title>" << htmlEscape(subject) << ": "
+        << formatNumber(v, "%.6g") << "</title></rect><text x=\"" << formatNumber(x1 + 4, "%.1f") << "\" y=\"" << y + 12
+        << "\" class=\"tick\">" << formatNumber(v, "%.4g") << "</text>\n";
   }
   svg << "</svg>\n";
   return svg.str();
@@ -101,14 +95,14 @@ std::string scaleHistogram(const std::string &role, const std::vector<double> &s
   for (int b = 0; b < bins; ++b) {
     const double h = (height - top - bottom) * static_cast<double>(counts[static_cast<std::size_t>(b)]) / static_cast<double>(peak);
     const double from = lo_decade + static_cast<double>(b) / bins_per_decade;
-    svg << "<rect class=\"bar " << htmlEscape(role) << "\" x=\"" << fmt("%.1f", left + bin_width * b + 1) << "\" y=\""
-        << fmt("%.1f", height - bottom - h) << "\" width=\"" << fmt("%.1f", std::max(1.0, bin_width - 2)) << "\" height=\""
-        << fmt("%.1f", h) << "\"><title>scale in [1e" << fmt("%.2f", from) << ", 1e" << fmt("%.2f", from + 0.25)
+    svg << "<rect class=\"bar " << htmlEscape(role) << "\" x=\"" << formatNumber(left + bin_width * b + 1, "%.1f") << "\" y=\""
+        << formatNumber(height - bottom - h, "%.1f") << "\" width=\"" << formatNumber(std::max(1.0, bin_width - 2), "%.1f") << "\" height=\""
+        << formatNumber(h, "%.1f") << "\"><title>scale in [1e" << formatNumber(from, "%.2f") << ", 1e" << formatNumber(from + 0.25, "%.2f")
         << "): " << counts[static_cast<std::size_t>(b)] << "</title></rect>\n";
   }
   for (double d = lo_decade; d <= hi_decade + 1e-9; d += 1)
-    svg << "<text x=\"" << fmt("%.1f", left + (d - lo_decade) * bins_per_decade * bin_width) << "\" y=\"" << height - bottom + 16
-        << "\" class=\"tick\" text-anchor=\"middle\">1e" << fmt("%g", d) << "</text>\n";
+    svg << "<text x=\"" << formatNumber(left + (d - lo_decade) * bins_per_decade * bin_width, "%.1f") << "\" y=\"" << height - bottom + 16
+        << "\" class=\"tick\" text-anchor=\"middle\">1e" << formatNumber(d, "%g") << "</text>\n";
   svg << "<text x=\"" << left - 6 << "\" y=\"" << top + 10 << "\" class=\"tick\" text-anchor=\"end\">" << peak
       << "</text><text x=\"" << left - 6 << "\" y=\"" << height - bottom << "\" class=\"tick\" text-anchor=\"end\">0</text>"
       << "<text x=\"" << left + (width - left - right) / 2 << "\" y=\"" << height - 6
@@ -169,13 +163,13 @@ std::string encodingsTextSummary(const nlohmann::json &encodings, const std::str
   for (const auto &[metric, values] : metricsByName(encodings)) {
     const auto worst = std::max_element(values.begin(), values.end(),
                                         [](const auto &x, const auto &y) { return x.second < y.second; });
-    out << "  " << metric << ": " << values.size() << " layers, highest " << fmt("%.4g", worst->second) << " ('"
+    out << "  " << metric << ": " << values.size() << " layers, highest " << formatNumber(worst->second, "%.4g") << " ('"
         << worst->first << "')\n";
   }
   for (const auto &[role, scales] : scalesByRole(encodings)) {
     const auto [lo, hi] = std::minmax_element(scales.begin(), scales.end());
-    out << "  " << role << " scales: " << scales.size() << ", min " << fmt("%.4g", *lo) << ", median "
-        << fmt("%.4g", medianOf(scales)) << ", max " << fmt("%.4g", *hi) << "\n";
+    out << "  " << role << " scales: " << scales.size() << ", min " << formatNumber(*lo, "%.4g") << ", median "
+        << formatNumber(medianOf(scales), "%.4g") << ", max " << formatNumber(*hi, "%.4g") << "\n";
   }
   return out.str();
 }
@@ -205,8 +199,8 @@ std::string encodingsHtmlSection(const nlohmann::json &encodings, const std::str
     for (const auto &[role, values] : scales) {
       const auto [min, max] = std::minmax_element(values.begin(), values.end());
       html << "<tr><td>" << htmlEscape(role) << "</td><td class=\"num\">" << values.size() << "</td><td class=\"num\">"
-           << fmt("%.4g", *min) << "</td><td class=\"num\">" << fmt("%.4g", medianOf(values)) << "</td><td class=\"num\">"
-           << fmt("%.4g", *max) << "</td></tr>\n";
+           << formatNumber(*min, "%.4g") << "</td><td class=\"num\">" << formatNumber(medianOf(values), "%.4g") << "</td><td class=\"num\">"
+           << formatNumber(*max, "%.4g") << "</td></tr>\n";
     }
     html << "</tbody>\n</table>\n";
     for (const auto &[role, values] : scales)

@@ -10,22 +10,6 @@
 namespace tico::circle_tool::compare {
 namespace {
 
-std::string fixed(double value, int digits) {
-  if (std::isinf(value))
-    return value > 0 ? "inf" : "-inf";
-  char text[48];
-  std::snprintf(text, sizeof text, "%.*f", digits, value);
-  return text;
-}
-
-std::string general(double value) {
-  if (std::isinf(value))
-    return value > 0 ? "inf" : "-inf";
-  char text[48];
-  std::snprintf(text, sizeof text, "%.4g", value);
-  return text;
-}
-
 // SQNR along the graph: x = position in A's execution order, y = dB. Identical tensors (inf)
 // sit on the top edge as triangles, -inf ones on the bottom edge; every point has a tooltip.
 std::string sqnrChart(const Report &report) {
@@ -172,8 +156,8 @@ std::string compareHtmlSection(const Report &report) {
          << (row.op < 0 ? std::string("in") : std::to_string(row.op)) << "</td><td>" << htmlEscape(row.op_name)
          << "</td><td>" << htmlEscape(row.name) << "</td><td>" << htmlEscape(row.name_b) << "</td><td>"
          << shapeText(row.shape_a) << "</td><td class=\"num\">" << formatDb(row.metrics.sqnr_db)
-         << "</td><td class=\"num\">" << fixed(row.metrics.cosine, 6) << "</td><td class=\"num\">"
-         << general(row.metrics.max_abs) << "</td><td class=\"num\">" << general(row.metrics.mean_abs) << "</td><td>"
+         << "</td><td class=\"num\">" << formatNumber(row.metrics.cosine, "%.6f") << "</td><td class=\"num\">"
+         << formatNumber(row.metrics.max_abs, "%.4g") << "</td><td class=\"num\">" << formatNumber(row.metrics.mean_abs, "%.4g") << "</td><td>"
          << htmlEscape(row.type_a) << "</td><td>" << htmlEscape(row.type_b) << "</td></tr>\n";
   }
   html << "</tbody>\n</table>\n";

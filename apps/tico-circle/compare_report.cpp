@@ -17,14 +17,6 @@ std::string shortened(const std::string &name, std::size_t width) {
   return clean.size() <= width ? clean : clean.substr(0, width - 3) + "...";
 }
 
-std::string number(double value, const char *format) {
-  if (std::isinf(value))
-    return value > 0 ? "inf" : "-inf";
-  char text[32];
-  std::snprintf(text, sizeof text, format, value);
-  return text;
-}
-
 // JSON has no infinity: non-finite values become the strings "inf" / "-inf" (Python's float()
 // reads both forms).
 nlohmann::ordered_json jsonNumber(double value) {
@@ -104,8 +96,8 @@ std::string textReport(const Report &report, std::size_t top) {
     std::snprintf(line, sizeof line, "%s %6s  %-18s %-*s %8s %9s %11s %11s  %s\n", diverged ? ">" : " ",
                   row.op < 0 ? "in" : std::to_string(row.op).c_str(), shortened(row.op_name, 18).c_str(),
                   static_cast<int>(width), shortened(row.name, width).c_str(), formatDb(row.metrics.sqnr_db).c_str(),
-                  number(row.metrics.cosine, "%.6f").c_str(), number(row.metrics.max_abs, "%.4g").c_str(),
-                  number(row.metrics.mean_abs, "%.4g").c_str(), row.type_b.c_str());
+                  formatNumber(row.metrics.cosine, "%.6f").c_str(), formatNumber(row.metrics.max_abs, "%.4g").c_str(),
+                  formatNumber(row.metrics.mean_abs, "%.4g").c_str(), row.type_b.c_str());
     out << line;
   }
   for (const ShapeMismatch &m : report.shape_mismatches) {

@@ -192,11 +192,13 @@ Metrics measure(const std::vector<float> &a, const std::vector<float> &b) {
   return m;
 }
 
-std::string formatDb(double db) {
-  if (std::isinf(db))
-    return db > 0 ? "inf" : "-inf";
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f", db);
+std::string formatNumber(double value, const char *format) {
+  if (std::isinf(value))
+    return value > 0 ? "inf" : "-inf";
+  // Sized by a first call: "%.1f" of 1e300 is 302 characters, not truncated.
+  const int length = std::snprintf(nullptr, 0, format, value);
+  std::string text(static_cast<std::size_t>(std::max(length, 0)), '\0');
+  std::snprintf(text.data(), text.size() + 1, format, value);
   return text;
 }
 
