@@ -93,3 +93,8 @@ endif()
 if(TARGET tico-quant-smoothquant-objects)
   target_link_libraries(tico-unit-tests PRIVATE tico-quant-smoothquant-objects)
 endif()
+# Cross-layer equalization's pair finder and rewrite (plugins/quant-cle), and ptq's bias
+# correction patch means (tico-quant-ptq-objects above).
+if(TARGET tico-quant-cle-objects)
+  target_link_libraries(tico-unit-tests PRIVATE tico-quant-cle-objects)
+endif()

@@ -196,6 +196,7 @@ PtqConfig PtqConfig::fromOptions(const Options &options) {
   c.weight_scheme = options.getString("weight_scheme");
   c.strict = options.getBool("strict");
   c.float_islands = options.getString("float_islands");
+  c.bias_correction = options.getBool("bias_correction");
   c.percentile = options.getFloat("percentile");
   c.momentum = options.getFloat("momentum");
   c.max_samples = boundedInt(options, "max_samples", 1, kMaxSamples);

@@ -73,6 +73,7 @@ struct PtqConfig {
   int64_t max_samples = 131072;
   int64_t samples_per_batch = 4096;
   int64_t candidates = 100;
+  bool bias_correction = false; // bias_correction.h
 
   // Reads the options the plugin declares; checks dtypes, schemes, estimators and overrides.
   static PtqConfig fromOptions(const Options &options);

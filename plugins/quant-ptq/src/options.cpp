@@ -34,6 +34,9 @@ std::vector<OptionSpec> optionSpecs() {
       {"float_islands", OptionType::String, std::string("avoid"),
        "avoid: activations next to ops without an integer kernel stay float (strict check-missing-qparams "
        "passes); keep: quantize them anyway (needs check-missing-qparams{strict=false})"},
+      {"bias_correction", OptionType::Bool, false,
+       "empirical bias correction: each linear / conv layer's bias absorbs the mean output change its weight "
+       "quantization causes, (W_q - W) E[x] over the calibration batches"},
   };
 }
 

@@ -5,6 +5,8 @@
 #include "tico/support/error.h"
 #include "tico/support/log.h"
 
+#include <cmath>
+
 
 namespace tico::ptq {
 namespace {
@@ -60,6 +62,8 @@ void PtqQuantizer::prepare(const Graph &graph, CalibrationPlan &plan, QuantizeCo
   order_.clear();
   returned_views_.clear();
   weights_.clear();
+  patch_means_.clear();
+  patch_inputs_.clear();
   const NodeConfigs configs(graph, config_);
   if (config_.strict && !configs.unmatched().empty()) {
     std::string message = "quantizer 'ptq': " + std::to_string(configs.unmatched().size()) +
@@ -89,6 +93,17 @@ void PtqQuantizer::prepare(const Graph &graph, CalibrationPlan &plan, QuantizeCo
       throw Error(context + ": range estimator '" + entry.name + "' works per tensor only; the weight is " +
                   c.weight_granularity);
     weights_.push_back({site.node->name(), site.arg, site.channel_axis, c});
+    if (config_.bias_correction && site.arg == "weight") {
+      std::string why;
+      std::optional<PatchMeans> means = PatchMeans::forLayer(*site.node, why);
+      if (!means) {
+        TICO_DEBUG << "quantizer 'ptq': no bias correction for '" << site.node->name() << "': " << why;
+        continue;
+      }
+      patch_means_.emplace(site.node->name(), std::move(*means));
+      patch_inputs_[site.node->input(0)].push_back(site.node->name());
+      plan.observe(*site.node->input(0));
+    }
   }
   for (const Value *v : placement.activations) {
     const NodeConfig &c = configs.of(*placement.owner.at(v));
@@ -112,6 +127,9 @@ void PtqQuantizer::prepare(const Graph &graph, CalibrationPlan &plan, QuantizeCo
 }
 
 void PtqQuantizer::observe(const Observation &observation) {
+  if (auto layers = patch_inputs_.find(&observation.value); layers != patch_inputs_.end())
+    for (const std::string &node : layers->second)
+      patch_means_.at(node).add(observation.data);
   auto it = activations_.find(&observation.value);
   if (it == activations_.end())
     return;
@@ -189,17 +207,62 @@ bool PtqQuantizer::quantizeWeight(Graph &graph, const Weight &w) {
     packed = quantizeCodes<int8_t>(DType::Int8, shape, values, params, inner, grid);
   else
     packed = quantizeCodes<int16_t>(DType::Int16, shape, values, params, inner, grid);
+  if (patch_means_.count(node->name()))
+    correctBias(graph, *node, values, params, inner, grid);
   data.releasePages(); // the float weight has been read for the last time here
   Value *dequantized = quant::dequantizedWeight(graph, *node, w.arg, std::move(packed), encoding);
   tied_[key] = dequantized;
   return true;
 }
 
+void PtqQuantizer::correctBias(Graph &graph, Node &node, std::span<const float> values,
+                               const std::vector<AffineParams> &params, int64_t inner, const Grid &grid) {
+  const auto channels = static_cast<int64_t>(params.size());
+  std::vector<float> delta(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const AffineParams &p = channels == 1 ? params[0] : params[(static_cast<int64_t>(i) / inner) % channels];
+    delta[i] = dequantizeCode(quantizeCode(values[i], p, grid), p) - values[i];
+  }
+  const std::vector<double> shift = patch_means_.at(node.name()).outputShift(delta);
+  std::vector<float> bias(shift.size(), 0.0f);
+  std::vector<int64_t> sizes = {static_cast<int64_t>(shift.size())};
+  const Argument *old = node.findArg("bias");
+  if (old == nullptr) {
+    TICO_DEBUG << "quantizer 'ptq': no bias correction for '" << node.name() << "': it takes no bias";
+    return;
+  }
+  Value *old_bias = old != nullptr && old->isValue() ? old->asValue() : nullptr;
+  if (old_bias != nullptr) {
+    if (!old_bias->isConstant() || old_bias->dtype() != DType::Float32 ||
+        old_bias->constant()->numel() != static_cast<int64_t>(shift.size())) {
+      TICO_DEBUG << "quantizer 'ptq': no bias correction for '" << node.name() << "': its bias is not a float constant";
+      return;
+    }
+    old_bias->constant()->copyContiguousTo(reinterpret_cast<std::byte *>(bias.data()));
+    sizes = old_bias->constant()->sizes;
+  }
+  double largest = 0.0;
+  for (std::size_t o = 0; o < shift.size(); ++o) {
+    bias[o] = static_cast<float>(bias[o] - shift[o]);
+    largest = std::max(largest, std::fabs(shift[o]));
+  }
+  Value *corrected = graph.addConstant((old_bias ? old_bias->name() : node.name() + "_bias") + "_corrected",
+                                       std::make_shared<TensorData>(TensorData::fromVector(DType::Float32, sizes, bias)));
+  if (old_bias != nullptr)
+    node.replaceInput(old_bias, corrected);
+  else
+    node.setArg("bias", Argument::value(corrected));
+  bias_shifts_.emplace_back(node.name(), largest);
+}
+
 bool PtqQuantizer::convert(Graph &graph, QuantizeContext &context) {
   bool changed = false;
   tied_.clear();
+  bias_shifts_.clear();
   for (const Weight &w : weights_)
     changed |= quantizeWeight(graph, w);
+  for (const auto &[node, largest] : bias_shifts_)
+    context.report(node, "bias_correction_max_shift", largest);
   std::map<std::string, quant::Encoding> encodings;
   for (const Value *key : order_) {
     Activation &a = activations_.at(key);

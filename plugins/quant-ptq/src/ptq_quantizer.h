@@ -3,6 +3,7 @@
 // them and integer weights behind dequantize nodes, in the form the conversion bundle reads.
 #pragma once
 
+#include "bias_correction.h"
 #include "config.h"
 #include "placement.h"
 #include "range_estimator.h"
@@ -10,6 +11,7 @@
 #include "tico/quant/quantizer.h"
 
 #include <map>
+#include <span>
 #include <memory>
 #include <string>
 #include <vector>
@@ -51,6 +53,13 @@ private:
   std::vector<std::pair<std::string, std::string>> returned_views_; // (view, root) names
   std::vector<Weight> weights_;
   std::map<std::string, Value *> tied_; // during convert: quantized weights by constant and configuration
+  // Bias correction: the input patch means of each corrected layer (by node name), and which
+  // layers each observed input feeds.
+  std::map<std::string, PatchMeans> patch_means_;
+  std::map<const Value *, std::vector<std::string>> patch_inputs_;
+  std::vector<std::pair<std::string, double>> bias_shifts_; // during convert: node, largest |shift|
+  void correctBias(Graph &graph, Node &node, std::span<const float> values, const std::vector<AffineParams> &params,
+                   int64_t inner, const Grid &grid);
 };
 
 } // namespace tico::ptq
