@@ -261,14 +261,18 @@ def _lenient_pipeline(directory: Path) -> Path:
     return path
 
 
+def _exported(tmp_path_factory, name: str, seed: int, make_model, calibration: list, held_out: list) -> dict:
+    """A seeded model in eval mode exported to a .pt2 with its calibration batches as .npy files."""
+    work = tmp_path_factory.mktemp(name)
+    torch.manual_seed(seed)
+    model = make_model().eval()
+    pt2, data = _export(model, calibration[0], calibration, work)
+    return {"work": work, "model": model, "pt2": pt2, "data": data, "held_out": held_out}
+
+
 @pytest.fixture(scope="module")
 def norm_block(tmp_path_factory) -> dict:
-    work = tmp_path_factory.mktemp("smoothquant")
-    torch.manual_seed(3)
-    model = NormBlock().eval()
-    calibration = _outlier_batches(5, 8)
-    pt2, data = _export(model, calibration[0], calibration, work)
-    return {"work": work, "model": model, "pt2": pt2, "data": data, "held_out": _outlier_batches(9, 3)}
+    return _exported(tmp_path_factory, "smoothquant", 3, NormBlock, _outlier_batches(5, 8), _outlier_batches(9, 3))
 
 
 def test_smoothing_keeps_the_float_function(norm_block, tico_run, tico_circle, tmp_path) -> None:
@@ -358,12 +362,7 @@ def _ptq(weights: str, granularity: str, bias_correction: bool = False, activati
 
 @pytest.fixture(scope="module")
 def cnn(tmp_path_factory) -> dict:
-    work = tmp_path_factory.mktemp("cle")
-    torch.manual_seed(5)
-    model = DepthwiseCnn().eval()
-    calibration = _image_batches(2, 8)
-    pt2, data = _export(model, calibration[0], calibration, work)
-    return {"work": work, "model": model, "pt2": pt2, "data": data, "held_out": _image_batches(21, 4)}
+    return _exported(tmp_path_factory, "cle", 5, DepthwiseCnn, _image_batches(2, 8), _image_batches(21, 4))
 
 
 def _cnn_sqnr(cnn: dict, tico_run, tico_circle, stages: str, directory: Path) -> tuple[float, dict]:
