@@ -14,7 +14,7 @@ model's class equals the float model's), top-5 (the float class among the quanti
 best), and the mean KL divergence of the class distributions; plus logits SQNR.
 
     .venv/bin/python tests/bench/bench_cnn_quant.py --work /tmp/cnn --json /tmp/cnn/report.json \\
-        [--variants float,cnn-uint8,cnn-w4-rtn,cnn-w4-adaround,cnn-w4-gptq]
+        [--variants float,cnn-uint8,cnn-uint8-cle,cnn-w4-rtn,cnn-w4-adaround,cnn-w4-gptq]
 """
 
 from __future__ import annotations
@@ -195,7 +195,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--work", type=Path, required=True)
     parser.add_argument("--json", type=Path)
-    parser.add_argument("--variants", default="float,cnn-uint8,cnn-w4-rtn,cnn-w4-adaround,cnn-w4-gptq")
+    parser.add_argument("--variants", default="float,cnn-uint8,cnn-uint8-cle,cnn-w4-rtn,cnn-w4-adaround,cnn-w4-gptq")
     parser.add_argument("--calibration-batches", type=int, default=32)
     parser.add_argument("--tico-run", default=str(REPO / "build" / "bin" / "tico-run"))
     args = parser.parse_args()
