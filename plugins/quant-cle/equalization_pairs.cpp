@@ -145,6 +145,10 @@ Walk walkFrom(const Graph &graph, const Node &first, const LayerForm &form, bool
     step.channel_axis = axis;
     step.rank = rank;
     const OpId op = reader->opId();
+    if ((op == aten::permute_default || op == aten::pad_default) && !reader->arg(1).isIntList()) {
+      walk.stop = reader->name() + ": dims or pads that are not numbers";
+      return walk;
+    }
     if (op == aten::permute_default) {
       std::vector<int64_t> dims = reader->arg(1).asInts();
       for (int64_t &d : dims)
@@ -161,7 +165,8 @@ Walk walkFrom(const Graph &graph, const Node &first, const LayerForm &form, bool
       const Argument *mode = reader->findArg("mode");
       const Argument *value = reader->findArg("value");
       const std::vector<int64_t> &pads = reader->arg(1).asInts();
-      const bool constant_mode = mode == nullptr || mode->isNone() || mode->asString() == "constant";
+      const bool constant_mode = mode == nullptr || mode->isNone() ||
+                                 (mode->kind() == Argument::Kind::String && mode->asString() == "constant");
       const bool zero = value == nullptr || value->isNone() || (value->isNumber() && value->asDouble() == 0.0);
       if (!constant_mode || !zero || axis >= rank - static_cast<int64_t>(pads.size() / 2)) {
         walk.stop = reader->name() + ": a pad with a non-zero value, another mode, or over the channel axis";

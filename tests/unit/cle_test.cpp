@@ -271,5 +271,15 @@ TEST_F(CleTest, BiasCorrectionPatchMeansGiveTheMeanOutputChange) {
       {1, 5, 5, 3}, {1, 3, 3, 6}, 3);
 }
 
+TEST_F(CleTest, BiasCorrectionRefusesABatchOfAnotherShape) {
+  auto graph = test::parseWithPlugins("graph @main {\n  input %x: f32[3, 4]\n  param %w: f32[2, 4] \"l.weight\" = " +
+                                      dense(wave(8, 0.5f)) + "\n  %y: f32[3, 2] = aten::linear.default(%x, %w)\n  return %y\n}");
+  std::string why;
+  std::optional<ptq::PatchMeans> means = ptq::PatchMeans::forLayer(*graph->nodes().front(), why);
+  ASSERT_TRUE(means) << why;
+  EXPECT_THROW(means->add(*f32({3, 5}, wave(15, 0.1f))), Error);
+  EXPECT_THROW(means->outputShift(wave(8, 0.2f)), Error); // nothing observed yet
+}
+
 } // namespace
 } // namespace tico::cle

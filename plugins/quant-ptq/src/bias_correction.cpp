@@ -114,6 +114,9 @@ void PatchMeans::add(const TensorData &input) {
   const std::vector<int64_t> &in = input.sizes;
   if (kind_ == Kind::Linear) {
     const std::size_t features = sums_.size();
+    if (in.empty() || in.back() != static_cast<int64_t>(features))
+      throw Error("bias correction: a linear input batch has " + std::to_string(in.empty() ? 0 : in.back()) +
+                  " features, the weight " + std::to_string(features));
     const std::size_t rows = x.size() / features;
     for (std::size_t r = 0; r < rows; ++r)
       for (std::size_t k = 0; k < features; ++k)
@@ -122,9 +125,13 @@ void PatchMeans::add(const TensorData &input) {
     return;
   }
   const bool nchw = kind_ == Kind::ConvNchw;
+  if (in.size() != 4)
+    throw Error("bias correction: a convolution input batch is not 4-D");
   const int64_t n = in[0], c = nchw ? in[1] : in[3], h = nchw ? in[2] : in[1], w = nchw ? in[3] : in[2];
   const int kh = static_cast<int>(nchw ? weight_sizes_[2] : weight_sizes_[1]);
   const int kw = static_cast<int>(nchw ? weight_sizes_[3] : weight_sizes_[2]);
+  if (static_cast<std::size_t>(c * kh * kw) != sums_.size())
+    throw Error("bias correction: a convolution input batch does not match the layer's channels and kernel");
   const int pt = same_ ? samePadBefore(h, kh, stride_h_, dilation_h_) : pad_top_;
   const int pl = same_ ? samePadBefore(w, kw, stride_w_, dilation_w_) : pad_left_;
   const int64_t oh = outputSize(h, kh, stride_h_, dilation_h_, pad_top_, same_);
