@@ -88,7 +88,8 @@ void AdaRoundQuantizer::observe(const Observation &o) {
   for (const std::string &key : keys->second) {
     InputStats &stats = inputs_.at({&o.value, key});
     if (stats.train)
-      gptq_plugin::accumulate(held_out ? *stats.holdout : *stats.train, o.data, *stats.shape);
+      gptq_plugin::accumulate(held_out ? *stats.holdout : *stats.train, o.data, *stats.shape,
+                              settings_.common.bias_correction ? &stats.means : nullptr);
   }
 }
 
@@ -124,6 +125,9 @@ std::vector<ConstantOverride> AdaRoundQuantizer::layer(const Node &node, Quantiz
   const Eigen::MatrixXf &values = accepted ? result.dequantized : nearest_values;
   layer.codes = gptq_plugin::codeBytes(codes, layer.circle, layer.shape);
   layer.done = true;
+  if (settings_.common.bias_correction)
+    context.report(node.name(), "bias_correction_max_shift",
+                   gptq_plugin::setBiasShift(layer, W, values, stats.means));
   context.report(node.name(), "adaround_train_error", result.final_error);
   context.report(node.name(), "rtn_train_error", result.initial_error);
   context.report(node.name(), has_holdout ? "adaround_holdout_error" : "adaround_judged_error", learned_error);

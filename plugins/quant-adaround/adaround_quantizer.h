@@ -43,6 +43,7 @@ private:
   // Hessians of one input value seen with one geometry: training batches and held-out ones.
   struct InputStats {
     std::unique_ptr<gptq::HessianAccumulator> train, holdout;
+    gptq_plugin::SampleMeans means; // with bias_correction, over every batch
     int pending_layers = 0;
     const gptq_plugin::LayerShape *shape = nullptr;
   };

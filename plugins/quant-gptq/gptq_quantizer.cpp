@@ -91,7 +91,7 @@ void GptqQuantizer::observe(const Observation &o) {
   for (const std::string &key : keys->second) {
     InputStats &stats = inputs_.at({&o.value, key});
     if (stats.hessian)
-      accumulate(*stats.hessian, o.data, *stats.shape);
+      accumulate(*stats.hessian, o.data, *stats.shape, settings_.common.bias_correction ? &stats.means : nullptr);
   }
 }
 
@@ -118,6 +118,8 @@ std::vector<ConstantOverride> GptqQuantizer::layer(const Node &node, QuantizeCon
                 "weight); use group_size: -1 for convolutions (an override per node)");
   layer.codes = codeBytes(result.codes, layer.circle, layer.shape);
   layer.done = true;
+  if (settings_.common.bias_correction)
+    context.report(node.name(), "bias_correction_max_shift", setBiasShift(layer, W, result.dequantized, stats.means));
   // What GPTQ gained over round-to-nearest on the same grid options, on this layer's inputs.
   // Without groups GPTQ's single grid is the one round-to-nearest would fit (same options, same
   // weights), so it is reused rather than searched again.

@@ -41,6 +41,7 @@ public:
 private:
   struct InputStats {
     std::unique_ptr<gptq::HessianAccumulator> hessian;
+    SampleMeans means;      // with bias_correction
     int pending_layers = 0; // layers still to quantize from it; the Hessian goes with the last
     const LayerShape *shape = nullptr;
   };

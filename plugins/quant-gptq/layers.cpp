@@ -130,11 +130,27 @@ template std::vector<float> toWeightLayout(const Eigen::MatrixXf &, const LayerS
 template std::vector<int32_t> toWeightLayout(const Eigen::Matrix<int32_t, Eigen::Dynamic, Eigen::Dynamic> &,
                                              const LayerShape &);
 
-void accumulate(gptq::HessianAccumulator &hessian, const TensorData &input, const LayerShape &shape) {
+namespace {
+
+void addSums(SampleMeans *means, const float *samples, Eigen::Index rows, Eigen::Index columns) {
+  if (means == nullptr)
+    return;
+  if (means->sums.size() == 0)
+    means->sums = Eigen::VectorXd::Zero(columns);
+  const Eigen::Map<const gptq::RowMajorMatrixXf> m(samples, rows, columns);
+  means->sums += m.cast<double>().colwise().sum().transpose();
+  means->rows += static_cast<double>(rows);
+}
+
+} // namespace
+
+void accumulate(gptq::HessianAccumulator &hessian, const TensorData &input, const LayerShape &shape,
+                SampleMeans *means) {
   const std::vector<float> x = floatsOf(input);
   const std::vector<int64_t> &s = input.sizes;
   if (shape.kind == LayerShape::Kind::Linear) {
     const Eigen::Index rows = static_cast<Eigen::Index>(x.size()) / shape.columns;
+    addSums(means, x.data(), rows, shape.columns);
     // The original counts the leading dimension of a 3-D input as its batch items.
     hessian.addBatch(x.data(), rows, s.size() >= 3 ? s[0] : 1);
     return;
@@ -145,6 +161,7 @@ void accumulate(gptq::HessianAccumulator &hessian, const TensorData &input, cons
     const gptq::RowMajorMatrixXf patches = gptq::unfoldConv2d(x.data(), static_cast<int>(s[0]), static_cast<int>(s[1]),
                                                               static_cast<int>(s[2]), static_cast<int>(s[3]), shape.conv);
     hessian.addBatch(patches, s[0]);
+    addSums(means, patches.data(), patches.rows(), patches.cols());
     return;
   }
   // NHWC -> NCHW, then the same patches.
@@ -159,6 +176,15 @@ void accumulate(gptq::HessianAccumulator &hessian, const TensorData &input, cons
   const gptq::RowMajorMatrixXf patches = gptq::unfoldConv2d(nchw.data(), static_cast<int>(n), static_cast<int>(c),
                                                             static_cast<int>(h), static_cast<int>(w), shape.conv);
   hessian.addBatch(patches, n);
+  addSums(means, patches.data(), patches.rows(), patches.cols());
+}
+
+double setBiasShift(QuantizedLayer &layer, const Eigen::MatrixXf &W, const Eigen::MatrixXf &Wq, const SampleMeans &means) {
+  if (means.rows <= 0.0 || layer.shape.conv.groups != 1 || means.sums.size() != W.cols())
+    return 0.0;
+  const Eigen::VectorXd shift = (Wq - W).cast<double>() * (means.sums / means.rows);
+  layer.bias_shift.assign(shift.data(), shift.data() + shift.size());
+  return shift.cwiseAbs().maxCoeff();
 }
 
 bool globMatch(const std::vector<std::string> &patterns, const std::string &name) {
@@ -179,6 +205,9 @@ std::vector<OptionSpec> weightQuantizerSpecs() {
       {"quantize_lm_head", OptionType::Bool, false, "also quantize a linear whose output is a graph output"},
       {"include", OptionType::StringList, std::vector<std::string>{}, "node-name globs to quantize (empty: all)"},
       {"exclude", OptionType::StringList, std::vector<std::string>{}, "node-name globs to leave float"},
+      {"bias_correction", OptionType::Bool, false,
+       "each layer's bias absorbs the mean output change of its quantized weight, (W_q - W) E[x] over the "
+       "calibration batches"},
   };
 }
 
@@ -199,6 +228,7 @@ WeightQuantizerSettings weightQuantizerSettings(const Options &o, const std::str
   if (from != "quantized" && from != "float")
     throw Error(quantizer + ": inputs_from must be 'quantized' or 'float', got '" + from + "'");
   s.inputs_from_quantized = from == "quantized";
+  s.bias_correction = o.getBool("bias_correction");
   s.selection = {quantizer, o.getStringList("include"), o.getStringList("exclude"), o.getBool("quantize_lm_head")};
   return s;
 }
@@ -282,6 +312,26 @@ bool writeQuantizedLayers(Graph &graph, std::vector<QuantizedLayer> &layers, con
         TensorData::fromBytes(encoding.storage, layer.shape.weight_sizes, std::move(layer.codes)));
     quant::dequantizedWeight(graph, *node, "weight", std::move(data), encoding);
     changed = true;
+    if (layer.bias_shift.empty())
+      continue;
+    const Argument *bias = node->findArg("bias");
+    Value *old = bias != nullptr && bias->isValue() ? bias->asValue() : nullptr;
+    const auto rows = static_cast<int64_t>(layer.bias_shift.size());
+    if (bias == nullptr || (old != nullptr && (!old->isConstant() || old->dtype() != DType::Float32 ||
+                                               old->constant()->numel() != rows)))
+      throw Error(quantizer + ": node '" + layer.node + "': bias correction needs a float constant bias of " +
+                  std::to_string(rows) + " values or none");
+    std::vector<float> corrected = old != nullptr ? floatsOf(*old->constant()) : std::vector<float>(layer.bias_shift.size());
+    for (std::size_t o = 0; o < corrected.size(); ++o)
+      corrected[o] = static_cast<float>(corrected[o] - layer.bias_shift[o]);
+    Value *fresh = graph.addConstant(
+        (old != nullptr ? old->name() : layer.node + "_bias") + "_corrected",
+        std::make_shared<TensorData>(TensorData::fromVector(
+            DType::Float32, old != nullptr ? old->constant()->sizes : std::vector<int64_t>{rows}, corrected)));
+    if (old != nullptr)
+      node->replaceInput(old, fresh);
+    else
+      node->setArg("bias", Argument::value(fresh));
   }
   return changed;
 }

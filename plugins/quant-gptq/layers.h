@@ -40,8 +40,18 @@ Eigen::MatrixXf weightMatrix(const TensorData &weight, const LayerShape &shape);
 template <typename T> std::vector<T> toWeightLayout(const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic> &m,
                                                     const LayerShape &shape);
 
-// Adds one observed input batch (the layer's input value for one calibration batch).
-void accumulate(gptq::HessianAccumulator &hessian, const TensorData &input, const LayerShape &shape);
+// Bias correction's statistics: the sum of the samples the solver sees (input rows, or unfolded
+// patches: zero padding included) and their count, so (W_q - W) sums / rows is the layer's mean
+// output change from quantizing W (both in solver order).
+struct SampleMeans {
+  Eigen::VectorXd sums;
+  double rows = 0.0;
+};
+
+// Adds one observed input batch (the layer's input value for one calibration batch), and its
+// samples' sums to `means` when given.
+void accumulate(gptq::HessianAccumulator &hessian, const TensorData &input, const LayerShape &shape,
+                SampleMeans *means = nullptr);
 
 // Layers reading one value with this key see the same samples and share one Hessian (q/k/v
 // projections of one input; convolutions of one input with equal geometry).
@@ -68,7 +78,13 @@ struct QuantizedLayer {
   std::vector<std::byte> codes;
   gptq::CircleQuant circle;
   bool done = false; // layer() has filled codes and circle
+  std::vector<double> bias_shift; // bias correction: subtracted from the bias by writeQuantizedLayers
 };
+
+// With bias correction: sets layer.bias_shift = (Wq - W) mean from the solver-order float and
+// quantized weights; returns the largest |shift| (0 and nothing set without samples, or for a
+// grouped convolution, whose groups share one set of patch statistics).
+double setBiasShift(QuantizedLayer &layer, const Eigen::MatrixXf &W, const Eigen::MatrixXf &Wq, const SampleMeans &means);
 
 
 // The options every layer-wise weight quantizer (gptq, adaround) takes: the weight grid's shape,
@@ -79,9 +95,10 @@ struct WeightQuantizerSettings {
   bool signed_storage = false;        // symmetric grids as int<bits> with zero point 0
   bool per_channel = true;
   bool inputs_from_quantized = true;  // "quantized" | "float"
+  bool bias_correction = false;       // setBiasShift
   LayerSelection selection;
 };
-// bits, symmetric, signed, per_channel, inputs_from, quantize_lm_head, include, exclude.
+// bits, symmetric, signed, per_channel, inputs_from, quantize_lm_head, include, exclude, bias_correction.
 std::vector<OptionSpec> weightQuantizerSpecs();
 // Throws tico::Error naming `quantizer` for values out of range.
 WeightQuantizerSettings weightQuantizerSettings(const Options &options, const std::string &quantizer);
@@ -97,8 +114,9 @@ std::vector<std::byte> codeBytes(const gptq::CodeMatrix &codes, const gptq::Circ
 // (solver order) for the rest of calibration.
 ConstantOverride weightOverride(const Node &node, const Eigen::MatrixXf &values, const LayerShape &shape);
 // convert(): every done layer's float weight replaced by its codes behind a dequantize with its
-// grids (per output channel, or per channel and group of input columns). Returns whether any
-// was; throws tico::Error naming `quantizer` when a layer's node is gone.
+// grids (per output channel, or per channel and group of input columns), and its bias_shift
+// subtracted from its bias (a bias created when it had none). Returns whether any was; throws
+// tico::Error naming `quantizer` when a layer's node is gone.
 bool writeQuantizedLayers(Graph &graph, std::vector<QuantizedLayer> &layers, const std::string &quantizer);
 
 } // namespace tico::gptq_plugin
