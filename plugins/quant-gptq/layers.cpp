@@ -314,24 +314,8 @@ bool writeQuantizedLayers(Graph &graph, std::vector<QuantizedLayer> &layers, con
     changed = true;
     if (layer.bias_shift.empty())
       continue;
-    const Argument *bias = node->findArg("bias");
-    Value *old = bias != nullptr && bias->isValue() ? bias->asValue() : nullptr;
-    const auto rows = static_cast<int64_t>(layer.bias_shift.size());
-    if (bias == nullptr || (old != nullptr && (!old->isConstant() || old->dtype() != DType::Float32 ||
-                                               old->constant()->numel() != rows)))
-      throw Error(quantizer + ": node '" + layer.node + "': bias correction needs a float constant bias of " +
-                  std::to_string(rows) + " values or none");
-    std::vector<float> corrected = old != nullptr ? floatsOf(*old->constant()) : std::vector<float>(layer.bias_shift.size());
-    for (std::size_t o = 0; o < corrected.size(); ++o)
-      corrected[o] = static_cast<float>(corrected[o] - layer.bias_shift[o]);
-    Value *fresh = graph.addConstant(
-        (old != nullptr ? old->name() : layer.node + "_bias") + "_corrected",
-        std::make_shared<TensorData>(TensorData::fromVector(
-            DType::Float32, old != nullptr ? old->constant()->sizes : std::vector<int64_t>{rows}, corrected)));
-    if (old != nullptr)
-      node->replaceInput(old, fresh);
-    else
-      node->setArg("bias", Argument::value(fresh));
+    if (const std::string why = quant::subtractFromBias(graph, *node, layer.bias_shift); !why.empty())
+      throw Error(quantizer + ": node '" + layer.node + "': no bias correction: " + why);
   }
   return changed;
 }

@@ -145,6 +145,31 @@ Value *dequantizedWeight(Graph &graph, Node &node, std::string_view arg, std::sh
   return dequantize->output();
 }
 
+std::string subtractFromBias(Graph &graph, Node &node, const std::vector<double> &shift) {
+  const Argument *bias = node.findArg("bias");
+  if (bias == nullptr)
+    return "it takes no bias";
+  Value *old = bias->isValue() ? bias->asValue() : nullptr;
+  const auto channels = static_cast<int64_t>(shift.size());
+  std::vector<float> values(shift.size(), 0.0f);
+  std::vector<int64_t> sizes = {channels};
+  if (old != nullptr) {
+    if (!old->isConstant() || old->dtype() != DType::Float32 || old->constant()->numel() != channels)
+      return "its bias is not a float32 constant of " + std::to_string(channels) + " values";
+    old->constant()->copyContiguousTo(reinterpret_cast<std::byte *>(values.data()));
+    sizes = old->constant()->sizes;
+  }
+  for (std::size_t o = 0; o < values.size(); ++o)
+    values[o] = static_cast<float>(values[o] - shift[o]);
+  Value *corrected = graph.addConstant((old != nullptr ? old->name() : node.name() + "_bias") + "_corrected",
+                                       std::make_shared<TensorData>(TensorData::fromVector(DType::Float32, sizes, values)));
+  if (old != nullptr)
+    node.replaceInput(old, corrected);
+  else
+    node.setArg("bias", Argument::value(corrected));
+  return {};
+}
+
 bool isQuantized(const Value &value) {
   if (const Node *producer = value.producer())
     if (producer->opId() == qd::dequantize_per_tensor_default || producer->opId() == qd::dequantize_per_channel_default)

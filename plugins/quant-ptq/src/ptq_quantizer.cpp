@@ -5,6 +5,7 @@
 #include "tico/support/error.h"
 #include "tico/support/log.h"
 
+#include <algorithm>
 #include <cmath>
 
 
@@ -143,7 +144,7 @@ void PtqQuantizer::observe(const Observation &observation) {
   ++it->second.batches;
 }
 
-bool PtqQuantizer::quantizeWeight(Graph &graph, const Weight &w) {
+bool PtqQuantizer::quantizeWeight(Graph &graph, const Weight &w, QuantizeContext &context) {
   Node *node = graph.findNode(w.node);
   if (node == nullptr)
     throw Error("quantizer 'ptq': node '" + w.node + "' disappeared between prepare and convert");
@@ -208,7 +209,7 @@ bool PtqQuantizer::quantizeWeight(Graph &graph, const Weight &w) {
   else
     packed = quantizeCodes<int16_t>(DType::Int16, shape, values, params, inner, grid);
   if (patch_means_.count(node->name()))
-    correctBias(graph, *node, values, params, inner, grid);
+    correctBias(graph, *node, values, params, inner, grid, context);
   data.releasePages(); // the float weight has been read for the last time here
   Value *dequantized = quant::dequantizedWeight(graph, *node, w.arg, std::move(packed), encoding);
   tied_[key] = dequantized;
@@ -216,7 +217,8 @@ bool PtqQuantizer::quantizeWeight(Graph &graph, const Weight &w) {
 }
 
 void PtqQuantizer::correctBias(Graph &graph, Node &node, std::span<const float> values,
-                               const std::vector<AffineParams> &params, int64_t inner, const Grid &grid) {
+                               const std::vector<AffineParams> &params, int64_t inner, const Grid &grid,
+                               QuantizeContext &context) {
   const auto channels = static_cast<int64_t>(params.size());
   std::vector<float> delta(values.size());
   for (std::size_t i = 0; i < values.size(); ++i) {
@@ -224,45 +226,21 @@ void PtqQuantizer::correctBias(Graph &graph, Node &node, std::span<const float> 
     delta[i] = dequantizeCode(quantizeCode(values[i], p, grid), p) - values[i];
   }
   const std::vector<double> shift = patch_means_.at(node.name()).outputShift(delta);
-  std::vector<float> bias(shift.size(), 0.0f);
-  std::vector<int64_t> sizes = {static_cast<int64_t>(shift.size())};
-  const Argument *old = node.findArg("bias");
-  if (old == nullptr) {
-    TICO_DEBUG << "quantizer 'ptq': no bias correction for '" << node.name() << "': it takes no bias";
+  if (const std::string why = quant::subtractFromBias(graph, node, shift); !why.empty()) {
+    TICO_DEBUG << "quantizer 'ptq': no bias correction for '" << node.name() << "': " << why;
     return;
   }
-  Value *old_bias = old != nullptr && old->isValue() ? old->asValue() : nullptr;
-  if (old_bias != nullptr) {
-    if (!old_bias->isConstant() || old_bias->dtype() != DType::Float32 ||
-        old_bias->constant()->numel() != static_cast<int64_t>(shift.size())) {
-      TICO_DEBUG << "quantizer 'ptq': no bias correction for '" << node.name() << "': its bias is not a float constant";
-      return;
-    }
-    old_bias->constant()->copyContiguousTo(reinterpret_cast<std::byte *>(bias.data()));
-    sizes = old_bias->constant()->sizes;
-  }
   double largest = 0.0;
-  for (std::size_t o = 0; o < shift.size(); ++o) {
-    bias[o] = static_cast<float>(bias[o] - shift[o]);
-    largest = std::max(largest, std::fabs(shift[o]));
-  }
-  Value *corrected = graph.addConstant((old_bias ? old_bias->name() : node.name() + "_bias") + "_corrected",
-                                       std::make_shared<TensorData>(TensorData::fromVector(DType::Float32, sizes, bias)));
-  if (old_bias != nullptr)
-    node.replaceInput(old_bias, corrected);
-  else
-    node.setArg("bias", Argument::value(corrected));
-  bias_shifts_.emplace_back(node.name(), largest);
+  for (double v : shift)
+    largest = std::max(largest, std::fabs(v));
+  context.report(node.name(), "bias_correction_max_shift", largest);
 }
 
 bool PtqQuantizer::convert(Graph &graph, QuantizeContext &context) {
   bool changed = false;
   tied_.clear();
-  bias_shifts_.clear();
   for (const Weight &w : weights_)
-    changed |= quantizeWeight(graph, w);
-  for (const auto &[node, largest] : bias_shifts_)
-    context.report(node, "bias_correction_max_shift", largest);
+    changed |= quantizeWeight(graph, w, context);
   std::map<std::string, quant::Encoding> encodings;
   for (const Value *key : order_) {
     Activation &a = activations_.at(key);

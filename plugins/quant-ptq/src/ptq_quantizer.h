@@ -45,7 +45,7 @@ private:
   };
 
   EstimatorSettings settingsFor(const Grid &grid, bool per_tensor) const;
-  bool quantizeWeight(Graph &graph, const Weight &w);
+  bool quantizeWeight(Graph &graph, const Weight &w, QuantizeContext &context);
 
   PtqConfig config_;
   std::map<const Value *, Activation> activations_;
@@ -57,9 +57,9 @@ private:
   // layers each observed input feeds.
   std::map<std::string, PatchMeans> patch_means_;
   std::map<const Value *, std::vector<std::string>> patch_inputs_;
-  std::vector<std::pair<std::string, double>> bias_shifts_; // during convert: node, largest |shift|
+  // b <- b - (W_q - W) E[x] for `node`, its largest |shift| reported.
   void correctBias(Graph &graph, Node &node, std::span<const float> values, const std::vector<AffineParams> &params,
-                   int64_t inner, const Grid &grid);
+                   int64_t inner, const Grid &grid, QuantizeContext &context);
 };
 
 } // namespace tico::ptq

@@ -9,7 +9,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace tico::quant {
 
@@ -44,5 +46,11 @@ Value *dequantizedWeight(Graph &graph, Node &node, std::string_view arg, std::sh
 
 // True when `value` is already quantized: a dequantize's output, or read by a quantize.
 bool isQuantized(const Value &value);
+
+// Bias correction: `node` (a linear or convolution) reads its bias minus `shift` (one value per
+// output channel) as a new float32 constant "<bias>_corrected", or -shift when it had no bias.
+// Returns the empty string, or why nothing was changed (no "bias" argument; a bias that is not a
+// float32 constant of shift.size() values).
+std::string subtractFromBias(Graph &graph, Node &node, const std::vector<double> &shift);
 
 } // namespace tico::quant
