@@ -180,4 +180,29 @@ bool isQuantized(const Value &value) {
   return false;
 }
 
+SelectorNames::SelectorNames(const Graph &graph) {
+  for (const GraphInput &in : graph.inputs())
+    if (in.value != nullptr && !in.target.empty())
+      targets_[in.value] = in.target;
+}
+
+std::vector<std::string> SelectorNames::of(const Node &node) const {
+  std::vector<std::string> out{node.name()};
+  for (const Value *v : node.outputs())
+    if (v->name() != node.name())
+      out.push_back(v->name());
+  for (const NamedArg &a : node.args())
+    for (const Value *v : a.value.referencedValues()) {
+      if (v == nullptr || !v->isConstant())
+        continue;
+      out.push_back(v->name());
+      if (auto it = targets_.find(v); it != targets_.end()) {
+        out.push_back(it->second);
+        if (auto dot = it->second.rfind('.'); dot != std::string::npos)
+          out.push_back(it->second.substr(0, dot)); // the module: "fc1" of "fc1.weight"
+      }
+    }
+  return out;
+}
+
 } // namespace tico::quant

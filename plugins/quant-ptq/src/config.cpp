@@ -2,9 +2,9 @@
 #include "config.h"
 #include "range_estimator.h"
 
+#include "tico/quant/graph_edits.h"
 #include "tico/support/error.h"
 
-#include <unordered_map>
 
 namespace tico::ptq {
 namespace {
@@ -22,41 +22,12 @@ void checkDType(const std::string &dtype, const std::string &scheme, const std::
     (void)parseGrid(dtype, scheme, context);
 }
 
-using Targets = std::unordered_map<const Value *, std::string>;
-
-Targets targetsOf(const Graph &graph) {
-  Targets targets;
-  for (const GraphInput &in : graph.inputs())
-    if (in.value != nullptr && !in.target.empty())
-      targets[in.value] = in.target;
-  return targets;
-}
-
-std::vector<std::string> names(const Targets &targets, const Node &node) {
-  std::vector<std::string> out{node.name()};
-  for (const Value *v : node.outputs())
-    if (v->name() != node.name())
-      out.push_back(v->name());
-  for (const NamedArg &a : node.args())
-    for (const Value *v : a.value.referencedValues()) {
-      if (v == nullptr || !v->isConstant())
-        continue;
-      out.push_back(v->name());
-      if (auto it = targets.find(v); it != targets.end()) {
-        out.push_back(it->second);
-        if (auto dot = it->second.rfind('.'); dot != std::string::npos)
-          out.push_back(it->second.substr(0, dot)); // the module: "fc1" of "fc1.weight"
-      }
-    }
-  return out;
-}
-
-bool matches(const Override &o, const Targets &targets, const Node &node) {
+bool matches(const Override &o, const quant::SelectorNames &names, const Node &node) {
   if (o.op_selector) {
     const OpKey &op = node.op();
     return globMatch(o.selector, op.str()) || globMatch(o.selector, op.ns + "::" + op.name);
   }
-  for (const std::string &n : names(targets, node))
+  for (const std::string &n : names.of(node))
     if (globMatch(o.selector, n))
       return true;
   return false;
@@ -225,7 +196,7 @@ PtqConfig PtqConfig::fromOptions(const Options &options) {
 }
 
 NodeConfigs::NodeConfigs(const Graph &graph, const PtqConfig &config) : defaults_(config.defaults) {
-  const Targets targets = targetsOf(graph);
+  const quant::SelectorNames names(graph);
   std::vector<bool> used(config.overrides.size(), false);
   for (const auto &owned : graph.nodes()) {
     const Node &node = *owned;
@@ -233,7 +204,7 @@ NodeConfigs::NodeConfigs(const Graph &graph, const PtqConfig &config) : defaults
     bool any = false;
     for (std::size_t i = 0; i < config.overrides.size(); ++i) {
       const Override &o = config.overrides[i];
-      if (!matches(o, targets, node))
+      if (!matches(o, names, node))
         continue;
       used[i] = true;
       any = true;
@@ -254,7 +225,7 @@ const NodeConfig &NodeConfigs::of(const Node &node) const {
 }
 
 std::vector<std::string> NodeConfigs::namesOf(const Graph &graph, const Node &node) {
-  return names(targetsOf(graph), node);
+  return quant::SelectorNames(graph).of(node);
 }
 
 } // namespace tico::ptq

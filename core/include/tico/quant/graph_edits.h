@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace tico::quant {
@@ -52,5 +53,18 @@ bool isQuantized(const Value &value);
 // Returns the empty string, or why nothing was changed (no "bias" argument; a bias that is not a
 // float32 constant of shift.size() values).
 std::string subtractFromBias(Graph &graph, Node &node, const std::vector<double> &shift);
+
+// The names a quantizer's node-name globs are matched against (ptq's overrides, rotate's
+// `online`): the node's name, its outputs' names, the names of the constants it reads, their
+// parameter targets (`lm_head.weight`) and the module path before the last dot (`lm_head`).
+// Built once per graph (the parameter targets), then asked per node.
+class SelectorNames {
+public:
+  explicit SelectorNames(const Graph &graph);
+  std::vector<std::string> of(const Node &node) const;
+
+private:
+  std::unordered_map<const Value *, std::string> targets_;
+};
 
 } // namespace tico::quant
