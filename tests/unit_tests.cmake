@@ -98,3 +98,7 @@ endif()
 if(TARGET tico-quant-cle-objects)
   target_link_libraries(tico-unit-tests PRIVATE tico-quant-cle-objects)
 endif()
+# Rotations' matrices, head-rotation paths and rewrite (plugins/quant-rotate).
+if(TARGET tico-quant-rotate-objects)
+  target_link_libraries(tico-unit-tests PRIVATE tico-quant-rotate-objects)
+endif()
