@@ -17,6 +17,11 @@ seeded model exported with torch.export and calibrated from a folder of .npy bat
   conv -> depthwise -> pointwise pairs without changing the float function (a relu6 made a relu
   only when asked, and then the file equals eager with relu); before per-tensor W8A8 it beats
   plain W8A8; bias correction on 4-bit weights beats round-to-nearest without it.
+- **rotate**: on an attention + MLP block with outlier weight columns. The per-head value/output
+  rotation and the online Hadamard before the down projection keep the float function; with 4-bit
+  weights (round-to-nearest; GPTQ with the online rotation) the file runs as its simulation (the
+  block with the file's rotated weights and the Hadamard on the down projection's input) and is
+  closer to the float model than without rotation.
 
 Environment: TICO_RUN, TICO_CIRCLE, TICO_SOURCE_DIR (tests/quant/CMakeLists.txt).
 """
@@ -451,3 +456,138 @@ def test_weight_quantizers_bias_correction(cnn, tico_run, tico_circle, tmp_path,
           f"{results[True]:.2f} dB; largest shift per layer:", {k: round(v, 4) for k, v in shifts[True].items()})
     assert not shifts[False] and len(shifts[True]) == 3  # conv, pointwise, linear
     assert results[True] > results[False] + 0.5
+
+
+# --- Rotations ---------------------------------------------------------------------------------
+
+# Every weight a distinct shape, so the file's tensors are found by shape: 3 query heads of 8
+# sharing one key head (expanded), value heads of 32, an MLP of 128 (an order-128 Hadamard,
+# 8 x 16 online).
+R_D, R_HEADS, R_QK, R_V, R_FF = 48, 3, 8, 32, 128
+ROTATE = """  - name: rotate
+    kind: quantize
+    passes:
+      - name: rotate
+        options: {online: ["*down_proj*"]}
+"""
+# Weight-only GPTQ gains from rotating inputs (the online Hadamard) but not from R2: rotating the
+# value projection's output rows mixes rows of different norms, which per-channel grids had each
+# fitted (docs/quantizers.md, "Rotations").
+ROTATE_INPUTS = ROTATE.replace("{online:", "{head_rotation: false, online:")
+W4 = {"rtn": """  - name: rtn
+    kind: quantize
+    passes:
+      - name: ptq
+        options: {activations: none, weights: uint4, granularity: per-channel}
+""", "gptq": """  - name: gptq
+    kind: quantize
+    passes:
+      - name: gptq
+        options: {bits: 4, act_order: true, quantize_lm_head: true}
+"""}
+
+
+class AttentionBlock(torch.nn.Module):
+    """A decoder layer's shape: attention (value heads, an output projection), a residual, an MLP.
+    A few input columns of the value, output and down projections carry much larger weights (the
+    outliers trained LLMs have), which stretch every per-channel grid of their rows."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.q_proj = torch.nn.Linear(R_D, R_HEADS * R_QK, bias=False)
+        self.k_proj = torch.nn.Linear(R_D, R_QK, bias=False)
+        self.v_proj = torch.nn.Linear(R_D, R_HEADS * R_V, bias=True)
+        self.o_proj = torch.nn.Linear(R_HEADS * R_V, R_D, bias=False)
+        self.up_proj = torch.nn.Linear(R_D, R_FF, bias=False)
+        self.down_proj = torch.nn.Linear(R_FF, R_D, bias=False)
+        with torch.no_grad():
+            for linear, columns in ((self.v_proj, [5]), (self.o_proj, [7, 40]), (self.down_proj, [3, 90])):
+                linear.weight[:, columns] *= 12.0
+            self.v_proj.weight[10:12] *= 8.0
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        t = x.shape[0]
+        q = self.q_proj(x).view(t, R_HEADS, R_QK).transpose(0, 1)
+        k = self.k_proj(x).view(t, 1, R_QK).transpose(0, 1).expand(R_HEADS, t, R_QK)
+        v = self.v_proj(x).view(t, R_HEADS, R_V).transpose(0, 1)
+        a = torch.softmax(q @ k.transpose(-1, -2) * R_QK**-0.5, -1) @ v
+        h = x + self.o_proj(a.transpose(0, 1).reshape(t, R_HEADS * R_V))
+        return h + self.down_proj(torch.relu(self.up_proj(h)))
+
+
+def _hadamard(n: int) -> np.ndarray:
+    h = np.ones((1, 1))
+    while h.shape[0] < n:
+        h = np.block([[h, h], [h, -h]])
+    return h / np.sqrt(n)
+
+
+def _attention_batches(seed: int, count: int) -> list[torch.Tensor]:
+    generator = torch.Generator().manual_seed(seed)
+    return [torch.randn(16, R_D, generator=generator) for _ in range(count)]
+
+
+@pytest.fixture(scope="module")
+def attention(tmp_path_factory) -> dict:
+    return _exported(tmp_path_factory, "rotate", 11, AttentionBlock, _attention_batches(2, 8), _attention_batches(6, 3))
+
+
+def test_rotations_keep_the_float_function(attention, tico_run, tico_circle, tmp_path) -> None:
+    circle = tmp_path / "rotated.circle"
+    encodings = _convert(tico_run, attention["pt2"], None, "schema: tico.pipeline/v1\nstages:\n" + ROTATE, circle)
+    blocks, online = _metrics(encodings, "rotate_head_block"), _metrics(encodings, "rotate_online_order")
+    print("head rotations (producer: block):", blocks, "online Hadamard (layer: order):", online)
+    assert list(blocks.values()) == [R_V] and list(online.values()) == [R_FF], encodings["metrics"]
+    for i, x in enumerate(attention["held_out"]):
+        with torch.no_grad():
+            want = attention["model"](x).numpy()
+        got = _run(tico_circle, circle, x.numpy(), tmp_path / f"f{i}")
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
+
+
+def test_rotated_4_bit_weights_run_as_their_simulation_and_beat_unrotated(attention, tico_run, tico_circle,
+                                                                            tmp_path) -> None:
+    model = attention["model"]
+    held_out = attention["held_out"]
+    with torch.no_grad():
+        expected = [model(x).numpy() for x in held_out]
+    results = {}
+    for method, stages in W4.items():
+        rotation = ROTATE if method == "rtn" else ROTATE_INPUTS
+        for rotated in (False, True):
+            name = f"{method}{'-rotated' if rotated else ''}"
+            circle = tmp_path / f"{name}.circle"
+            _convert(tico_run, attention["pt2"], attention["data"],
+                     "schema: tico.pipeline/v1\nstages:\n" + (rotation if rotated else "") + stages, circle)
+            got = [_run(tico_circle, circle, x.numpy(), tmp_path / f"{name}{i}") for i, x in enumerate(held_out)]
+            results[name] = sqnr_db(expected, got)
+            if not rotated:
+                continue
+            # The simulation: the block with the file's dequantized (rotated) weights, the value
+            # bias rotated per head, and the online Hadamard on the down projection's input.
+            w = {n: torch.from_numpy(_per_channel_weight(circle, *getattr(model, n).weight.shape)[0])
+                 for n in ("q_proj", "k_proj", "v_proj", "o_proj", "up_proj", "down_proj")}
+            head = torch.from_numpy(_hadamard(R_V) if rotation == ROTATE else np.eye(R_V)).float()
+            bias = (model.v_proj.bias.detach().view(R_HEADS, R_V) @ head).reshape(-1)
+            online = torch.from_numpy(_hadamard(R_FF)).float()
+            # Round-to-nearest's weights are the float ones rotated, within half a step of their grids
+            # (GPTQ's move further by design).
+            rotated_v = (head.T @ model.v_proj.weight.detach().view(R_HEADS, R_V, R_D)).reshape(R_HEADS * R_V, R_D)
+            rotated_down = model.down_proj.weight.detach() @ online
+            for n, want_w in (("v_proj", rotated_v), ("down_proj", rotated_down)) if method == "rtn" else ():
+                step = _per_channel_weight(circle, *want_w.shape)[1].quant.scale[:, None]
+                assert np.all(np.abs(w[n].numpy() - want_w.numpy()) <= step * 0.5001 + 1e-6), n
+            for i, x in enumerate(held_out):
+                t = x.shape[0]
+                with torch.no_grad():
+                    q = (x @ w["q_proj"].T).view(t, R_HEADS, R_QK).transpose(0, 1)
+                    k = (x @ w["k_proj"].T).view(t, 1, R_QK).transpose(0, 1).expand(R_HEADS, t, R_QK)
+                    v = (x @ w["v_proj"].T + bias).view(t, R_HEADS, R_V).transpose(0, 1)
+                    a = torch.softmax(q @ k.transpose(-1, -2) * R_QK**-0.5, -1) @ v
+                    h = x + a.transpose(0, 1).reshape(t, R_HEADS * R_V) @ w["o_proj"].T
+                    want = (h + (torch.relu(h @ w["up_proj"].T) @ online) @ w["down_proj"].T).numpy()
+                got = _run(tico_circle, circle, x.numpy(), tmp_path / f"{name}-sim{i}")
+                np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * np.abs(want).max())
+    print("W4 attention block vs float on held-out inputs (dB):", {k: round(v, 2) for k, v in results.items()})
+    assert results["rtn-rotated"] > results["rtn"] + 1.0
+    assert results["gptq-rotated"] > results["gptq"] + 1.0
