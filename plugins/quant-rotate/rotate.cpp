@@ -48,12 +48,13 @@ Eigen::MatrixXd blockMatrix(int64_t block, const Settings &settings, bool &hadam
 }
 
 // n = a * b with a holding hadamardCore(n) and b a power of two, a <= b as near as possible:
-// the two matmuls then cost n (a + b) per row.
+// the two matmuls then cost n (a + b) per row. A Paley order with nothing left for b (n = 12) is
+// one matmul: (1, n).
 std::pair<int64_t, int64_t> kroneckerFactors(int64_t n) {
   int64_t a = *hadamardCore(n);
   while (a * a < n && (n / a) % 2 == 0 && a * 2 <= n / (a * 2))
     a *= 2;
-  return {a, n / a};
+  return a == n ? std::pair<int64_t, int64_t>{1, n} : std::pair<int64_t, int64_t>{a, n / a};
 }
 
 // A glob matching any of the node's selector names (its name, its weight's name and parameter target,

@@ -17,26 +17,8 @@ namespace {
 
 using evaltest::f32;
 using evaltest::valuesOf;
-
-// Pseudo-random values; channel `c` (rows of a [channels, ...] weight) scaled by `scale(c)`.
-std::vector<float> wave(int64_t n, float seed, int64_t channels = 1, std::vector<float> scales = {}) {
-  std::vector<float> v(static_cast<std::size_t>(n));
-  for (int64_t i = 0; i < n; ++i) {
-    const float s = scales.empty() ? 1.0f : scales[static_cast<std::size_t>(i / (n / channels))];
-    v[static_cast<std::size_t>(i)] = s * std::sin(seed + 0.73f * static_cast<float>(i) + 0.11f * static_cast<float>(i * i % 13));
-  }
-  return v;
-}
-
-std::string dense(const std::vector<float> &v) {
-  std::string out = "dense<[";
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.9g", static_cast<double>(v[i]));
-    out += (i ? ", " : "") + std::string(text);
-  }
-  return out + "]>";
-}
+using evaltest::wave;
+const auto dense = evaltest::denseText;
 
 std::string shapeText(const std::vector<int64_t> &sizes) {
   std::string out = "[";

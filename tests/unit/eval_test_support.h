@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -52,6 +54,30 @@ template <typename T = float> std::vector<T> valuesOf(const TensorData &t) {
 }
 
 inline OpKey op(const std::string &text) { return OpKey::parseOrThrow(text); }
+
+// Deterministic, irregular values for test weights and inputs; with `scales`, channel c of a
+// row-major [channels, ...] tensor is scaled by scales[c] (uneven channel ranges on purpose).
+inline std::vector<float> wave(int64_t n, float seed, int64_t channels = 1, const std::vector<float> &scales = {}) {
+  std::vector<float> v(static_cast<std::size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    const float s = scales.empty() ? 1.0f : scales[static_cast<std::size_t>(i / (n / channels))];
+    v[static_cast<std::size_t>(i)] =
+        s * std::sin(seed + 0.73f * static_cast<float>(i) + 0.11f * static_cast<float>(i * i % 13));
+  }
+  return v;
+}
+
+// A constant's payload in the textual IR, exact for float32: dense<[v0, v1, ...]>.
+inline std::string denseText(const std::vector<float> &v) {
+  std::string out = "dense<[";
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.9g", static_cast<double>(v[i]));
+    out += (i ? ", " : "") + std::string(text);
+  }
+  return out + "]>";
+}
+
 
 inline TensorTypeSpec tensorOut(DType dtype, Shape shape) {
   TensorTypeSpec spec;

@@ -18,6 +18,8 @@ namespace {
 
 using evaltest::f32;
 using evaltest::valuesOf;
+using evaltest::wave;
+const auto dense = evaltest::denseText;
 
 TEST(RotateMatrices, HadamardOrdersAndOrthogonality) {
   EXPECT_EQ(hadamardCore(1), 1);
@@ -40,20 +42,6 @@ TEST(RotateMatrices, RandomOrthogonalDependsOnlyOnTheSeed) {
   EXPECT_LT((a * a.transpose() - Eigen::MatrixXd::Identity(10, 10)).cwiseAbs().maxCoeff(), 1e-12);
   EXPECT_EQ(a, b);
   EXPECT_GT((a - c).cwiseAbs().maxCoeff(), 0.1);
-}
-
-std::vector<float> wave(int64_t n, float seed) {
-  std::vector<float> v(static_cast<std::size_t>(n));
-  for (int64_t i = 0; i < n; ++i)
-    v[static_cast<std::size_t>(i)] = std::sin(seed + 0.73f * static_cast<float>(i) + 0.11f * static_cast<float>(i * i % 13));
-  return v;
-}
-
-std::string dense(const std::vector<float> &v) {
-  std::string out = "dense<[";
-  for (std::size_t i = 0; i < v.size(); ++i)
-    out += (i ? ", " : "") + std::to_string(v[i]);
-  return out + "]>";
 }
 
 // x [5, 6] -> v = linear (2 heads of 4, with bias) -> reshape [5, 2, 4] -> transpose -> p @ v ->
@@ -151,6 +139,30 @@ TEST_F(RotateTest, RotationsKeepTheFunction) {
       reports += m.metric == "rotate_head_block" || m.metric == "rotate_online_order";
     EXPECT_EQ(reports, 3u); // v -> o, o -> up (random: no Hadamard of 6), down online
   }
+}
+
+// Order 12 is Paley's alone (no power of two to split off): one matmul by the 12 x 12 matrix.
+TEST_F(RotateTest, APaleyOrderIsOneMatmul) {
+  const std::string text = "graph @main {\n  input %x: f32[3, 12]\n  param %w: f32[4, 12] \"down_proj.weight\" = " +
+                           dense(wave(48, 0.4f)) + "\n  %y: f32[3, 4] = @down aten::linear.default(%x, %w)\n  return %y\n}";
+  auto graph = test::parseWithPlugins(text);
+  const auto x = f32({3, 12}, wave(36, 1.5f));
+  const std::vector<float> before = valuesOf(*runGraph(*graph, *evaltest::atenEval()->evaluator, {x})[0].tensor);
+  Rotate rotate(settingsOf({{"online", std::vector<std::string>{"*down_proj*"}}}));
+  CalibrationPlan plan;
+  QuantizeContext context(evaltest::atenEval()->registry, 0);
+  EXPECT_TRUE(rotate.convert(*graph, context));
+  graph->verify();
+  std::size_t matmuls = 0, transposes = 0;
+  for (const auto &node : graph->nodes()) {
+    matmuls += node->op().str() == "aten::matmul.default";
+    transposes += node->op().str() == "aten::transpose.int";
+  }
+  EXPECT_EQ(matmuls, 1u);
+  EXPECT_EQ(transposes, 0u);
+  const std::vector<float> after = valuesOf(*runGraph(*graph, *evaltest::atenEval()->evaluator, {x})[0].tensor);
+  for (std::size_t i = 0; i < before.size(); ++i)
+    EXPECT_NEAR(after[i], before[i], 1e-5f * (1.0f + std::fabs(before[i]))) << i;
 }
 
 TEST(RotateSettings, RejectsUnknownRotations) {
