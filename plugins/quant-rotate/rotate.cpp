@@ -98,7 +98,9 @@ void applyHeadRotation(Graph &graph, const HeadRotationGroup &group, const Eigen
 // x' = x (Ha (x) Hb), inserted before `before`. Reading x's last dimension as [a, b] (row-major),
 // x (Ha (x) Hb) = Ha^T X Hb: a matmul by Hb, a transpose, a matmul by Ha, a transpose (a = 1: one
 // matmul). Returns x', or null with `why` set.
-Value *onlineRotation(Graph &graph, Node &before, Value *x, int64_t a, int64_t b, std::string &why) {
+Value *onlineRotation(Graph &graph, Node &before, Value *x, const Eigen::MatrixXd &Ha, const Eigen::MatrixXd &Hb,
+                      std::string &why) {
+  const int64_t a = Ha.rows(), b = Hb.rows();
   const OpKey matmul = OpKey::parseOrThrow("aten::matmul.default");
   const OpKey transpose = OpKey::parseOrThrow("aten::transpose.int");
   const std::string prefix = (x->producer() != nullptr ? x->producer()->name() : x->name()) + "_online_hadamard";
@@ -112,13 +114,13 @@ Value *onlineRotation(Graph &graph, Node &before, Value *x, int64_t a, int64_t b
     why = "its input's shape cannot be split into [" + std::to_string(a) + ", " + std::to_string(b) + "]";
     return nullptr;
   }
-  Value *hb = build.constant(tensorOf(normalizedHadamard(b), {b, b}), "_b");
+  Value *hb = build.constant(tensorOf(Hb, {b, b}), "_b");
   Value *y = build.value(matmul, {A(input), A(hb)}, DType::Float32, input->shape(), "_matmul_b");
   if (a == 1)
     return y;
   Shape swapped = split;
   std::swap(swapped[swapped.size() - 1], swapped[swapped.size() - 2]);
-  Value *ha = build.constant(tensorOf(normalizedHadamard(a), {a, a}), "_a");
+  Value *ha = build.constant(tensorOf(Ha, {a, a}), "_a");
   Value *t = build.value(transpose, {A(y), A(int64_t{-1}), A(int64_t{-2})}, DType::Float32, swapped, "_transpose");
   Value *m = build.value(matmul, {A(t), A(ha)}, DType::Float32, swapped, "_matmul_a");
   Value *back =
@@ -139,19 +141,22 @@ std::string applyOnlineHadamard(Graph &graph, Node &linear, std::map<const Value
   if (x->dtype() != DType::Float32 || x->rank() < 1 || !x->shape().back().isStatic())
     return "its input has no static float last dimension";
   const int64_t n = x->shape().back().value();
+  if (weight->constant()->sizes[1] != n)
+    return "its weight has " + std::to_string(weight->constant()->sizes[1]) + " input columns for an input of " +
+           std::to_string(n);
   if (!hadamardCore(n))
     return "no Hadamard matrix of order " + std::to_string(n) + " (docs/quantizers.md, \"Rotations\")";
   const auto [a, b] = kroneckerFactors(n);
+  const Eigen::MatrixXd Ha = normalizedHadamard(a), Hb = normalizedHadamard(b);
   auto it = rotated.find(x);
   if (it == rotated.end()) {
     std::string why;
-    Value *y = onlineRotation(graph, linear, x, a, b, why);
+    Value *y = onlineRotation(graph, linear, x, Ha, Hb, why);
     if (y == nullptr)
       return why;
     it = rotated.emplace(x, y).first;
   }
   // The weight changes only once the rotation is in place: a failure above leaves the layer as it was.
-  const Eigen::MatrixXd Ha = normalizedHadamard(a), Hb = normalizedHadamard(b);
   RowMatrix w = matrixOf(*weight->constant());
   for (Eigen::Index r = 0; r < w.rows(); ++r) {
     RowMatrix X = Eigen::Map<RowMatrix>(w.row(r).data(), a, b);
@@ -235,15 +240,14 @@ bool Rotate::convert(Graph &graph, QuantizeContext &context) {
   if (!settings_.online.empty()) {
     std::map<const Value *, Value *> rotated;
     for (Node *linear : linears) {
-      const int64_t n = linear->input(0)->rank() >= 1 && linear->input(0)->shape().back().isStatic()
-                            ? linear->input(0)->shape().back().value()
-                            : 0;
       const std::string why = applyOnlineHadamard(graph, *linear, rotated);
       if (!why.empty()) {
         TICO_WARN << "rotate: no online Hadamard before " << linear->name() << ": " << why;
         continue;
       }
-      context.report(linear->name(), "rotate_online_order", static_cast<double>(n));
+      // The order rotated: the weight's input width (checked equal to the input's last dimension).
+      context.report(linear->name(), "rotate_online_order",
+                     static_cast<double>(linear->input(1)->constant()->sizes[1]));
       changed = true;
     }
     if (linears.empty())
